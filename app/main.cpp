@@ -1,0 +1,121 @@
+// hfinspect: the command-line front end. It parses arguments, picks a Source, runs the library
+// and maps errors onto the documented exit codes. Everything else lives in libhfinspect.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "report/report.hpp"
+#include "source/hf_cache.hpp"
+#include "source/local_source.hpp"
+#include "source/snapshot.hpp"
+
+namespace {
+
+// Exit codes (docs/cli.md): 0 ok, 1 a check failed, 2 usage, 3 not found / no access,
+// 4 network, 5 malformed remote or local data.
+int exit_code(hfi::ErrorKind kind) {
+  switch (kind) {
+    case hfi::ErrorKind::Usage: return 2;
+    case hfi::ErrorKind::NotFound: return 3;
+    case hfi::ErrorKind::Network: return 4;
+    case hfi::ErrorKind::Malformed: return 5;
+  }
+  return 5;
+}
+
+int fail(const hfi::Error& e) {
+  std::fprintf(stderr, "hfinspect: error: %s\n", e.describe().c_str());
+  return exit_code(e.kind);
+}
+
+bool env_true(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v) return false;
+  std::string s(v);
+  return s == "1" || s == "true" || s == "TRUE" || s == "yes" || s == "ON" || s == "on";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"hfinspect: what a Hugging Face model is made of, from its metadata alone"};
+  app.set_version_flag("--version", std::string("hfinspect ") + HFINSPECT_VERSION);
+  std::string target;
+  std::string revision;
+  bool json = false, markdown = false, offline = false, verbose = false;
+  uint64_t context = 8192;
+  std::string kv_dtype;
+  std::string color = "auto";
+  app.add_option("target", target, "a directory, a cache snapshot, or org/name[@revision]")->required();
+  app.add_option("--revision", revision, "branch, tag or commit (repository ids only)");
+  app.add_flag("--offline", offline, "read only the Hugging Face cache (also HF_HUB_OFFLINE=1)");
+  auto* json_flag = app.add_flag("--json", json, "print the report as JSON (docs/json-schema.md)");
+  app.add_flag("--markdown", markdown, "print the report as Markdown")->excludes(json_flag);
+  app.add_option("--ctx", context, "context length for KV-cache and attention FLOPs")->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  app.add_option("--kv-dtype", kv_dtype, "KV-cache element type: bf16, fp16, fp8, fp32 (default: the config's torch_dtype)");
+  app.add_option("--color", color, "auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_flag("-v,--verbose", verbose, "log what is read to stderr");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  auto logger = spdlog::stderr_color_mt("hfinspect");
+  logger->set_level(verbose ? spdlog::level::info : spdlog::level::warn);
+  logger->set_pattern("hfinspect: %v");
+
+  std::unique_ptr<hfi::Source> source;
+  hfi::ReportOptions options;
+  options.context = context;
+  if (!kv_dtype.empty()) options.kv_dtype = kv_dtype;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(target, ec)) {
+    if (!revision.empty()) return fail({hfi::ErrorKind::Usage, "--revision", "", "applies to repository ids, not directories", {}});
+    source = std::make_unique<hfi::LocalSource>(target);
+    options.repo_id = fs::path(target).lexically_normal().string();
+  } else if (fs::exists(target, ec)) {
+    return fail({hfi::ErrorKind::Usage, target, "", "is a file; give the directory that holds the model's files", {}});
+  } else {
+    auto ref = hfi::parse_repo_ref(target);
+    if (!ref) return fail(ref.error());
+    if (!revision.empty()) ref->revision = revision;
+    if (!offline && !env_true("HF_HUB_OFFLINE"))
+      return fail({hfi::ErrorKind::Usage, target, "",
+                   "this build reads local directories and the Hugging Face cache only",
+                   "add --offline to read " + ref->repo_id + " from the cache, or give a directory"});
+    auto snap = hfi::find_cache_snapshot(hfi::hub_cache_dir(), *ref);
+    if (!snap) return fail(snap.error());
+    logger->info("using cached snapshot {}", snap->directory.string());
+    source = std::make_unique<hfi::LocalSource>(snap->directory, "hf-cache", snap->commit);
+    options.repo_id = ref->repo_id;
+    options.revision = ref->revision;
+  }
+
+  auto snapshot = hfi::load_snapshot(*source);
+  if (!snapshot) return fail(snapshot.error());
+  logger->info("read {} shard header(s)", snapshot->shards.size());
+  auto report = hfi::build_report(*snapshot, options);
+  if (!report) return fail(report.error());
+
+  std::string text;
+  if (json) {
+    text = hfi::render_json(*report);
+  } else if (markdown) {
+    text = hfi::render_markdown(*report);
+  } else {
+    bool use_color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+    text = hfi::render_text(*report, use_color);
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return std::fflush(stdout) == 0 ? 0 : 4;
+}

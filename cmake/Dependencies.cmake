@@ -1,0 +1,7 @@
+# Everything comes from Debian's packages (see README): libcurl, simdjson, CLI11, spdlog, Catch2.
+find_package(simdjson REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(spdlog REQUIRED)
+if(HFINSPECT_TESTS)
+  find_package(Catch2 2 REQUIRED)
+endif()

@@ -1,0 +1,120 @@
+#include "analysis/metrics.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace hfi {
+namespace {
+
+bool is_input_embedding(Role r) { return r == Role::Embedding || r == Role::PerLayerEmbedding; }
+
+// Without a spec, the only roles we dare guess are the embedding and the head.
+Role guess_role(const std::string& name) {
+  if (name.find(".layers.") == std::string::npos && name.find("embed_tokens") != std::string::npos)
+    return name.find("per_layer") != std::string::npos ? Role::PerLayerEmbedding : Role::Embedding;
+  if (name.find("lm_head") != std::string::npos) return Role::LmHead;
+  return Role::Other;
+}
+
+std::vector<std::pair<std::string, uint64_t>> sorted(const std::map<std::string, uint64_t>& m) {
+  std::vector<std::pair<std::string, uint64_t>> out(m.begin(), m.end());
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return out;
+}
+
+}  // namespace
+
+ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage, const Reconciliation& rec) {
+  ParamBreakdown p;
+  p.stored_elements = storage.stored_elements;
+  std::map<std::string, uint64_t> by_dtype, by_role;
+  // Routed experts are active k/E of the time; sum numerators per denominator so the total stays
+  // exact even when one expert's share is fractional.
+  std::map<uint32_t, unsigned __int128> active_parts;
+  uint64_t input_embedding_active = 0, head_active = 0, unexplained_active = 0;
+  for (size_t i = 0; i < storage.logical.size(); ++i) {
+    const LogicalTensor& t = storage.logical[i];
+    p.total += t.params;
+    std::string format = t.format.substr(0, t.format.find(' '));
+    by_dtype[format] += t.params;
+    const ExpectedTensor* x = rec.expected_of[i] >= 0 ? &spec->tensors[static_cast<size_t>(rec.expected_of[i])] : nullptr;
+    Role role = x ? x->role : guess_role(t.name);
+    bool mtp = x && x->mtp;
+    by_role[x ? (mtp ? std::string("mtp") : role_name(role)) : std::string("unexplained")] += t.params;
+    if (mtp) {
+      p.mtp += t.params;
+      continue;
+    }
+    if (is_input_embedding(role)) p.embedding += t.params;
+    if (role == Role::LmHead) p.lm_head += t.params;
+    if (role == Role::RoutingBias || role == Role::Vision || role == Role::Audio) continue;
+    uint32_t num = x ? x->active_num : 1, den = x ? x->active_den : 1;
+    active_parts[den] += static_cast<unsigned __int128>(t.params) * num;
+    if (is_input_embedding(role)) input_embedding_active += t.params;
+    if (role == Role::LmHead) head_active += t.params;
+    if (!x) unexplained_active += t.params;
+  }
+  for (const auto& [den, sum] : active_parts) p.active += static_cast<uint64_t>(sum / den);
+  p.non_embedding = p.total - p.embedding - p.lm_head;
+  p.active_without_input_embedding = p.active - input_embedding_active;
+  p.active_non_embedding = p.active_without_input_embedding - head_active;
+  p.active_known = spec != nullptr;
+  if (!spec) p.active_notes.push_back("no architecture spec: every stored parameter is counted as active");
+  else if (unexplained_active > 0)
+    p.active_notes.push_back(std::to_string(unexplained_active) +
+                             " unexplained parameters are counted as active (their role is unknown)");
+  if (spec)
+    for (const auto& t : spec->tensors)
+      if (t.role == Role::RoutingBias) {
+        p.active_notes.push_back("expert-selection biases (e_score_correction_bias) are not counted as active: "
+                                 "they only steer which experts are chosen and do no multiply-adds");
+        break;
+      }
+  if (p.mtp > 0) p.active_notes.push_back("the multi-token-prediction module is not part of the per-token path");
+  p.by_dtype = sorted(by_dtype);
+  p.by_role = sorted(by_role);
+  return p;
+}
+
+FlopsPerToken compute_flops(const ArchModel* spec, const ParamBreakdown& params, uint64_t context) {
+  FlopsPerToken f;
+  f.context = context;
+  // Embedding lookups do no arithmetic; every other active weight is one multiply-add.
+  f.fixed = 2 * params.active_without_input_embedding;
+  if (spec && spec->tied_embeddings && params.lm_head == 0) f.fixed += 2 * spec->vocab_size * spec->hidden_size;
+  if (spec)
+    for (const auto& a : spec->attention) {
+      if (a.kind == AttentionKind::None) continue;
+      uint64_t span = a.window ? std::min(context, a.window) : context;
+      f.attention += 2 * uint64_t{a.heads} * (uint64_t{a.qk_dim} + a.v_dim) * span;
+    }
+  return f;
+}
+
+KvCache compute_kv_cache(const ArchModel* spec, uint64_t context, uint32_t bytes_per_element) {
+  KvCache kv;
+  kv.context = context;
+  kv.bytes_per_element = bytes_per_element;
+  if (!spec) return kv;
+  for (const auto& a : spec->attention) {
+    if (a.kind == AttentionKind::None) continue;
+    ++kv.attention_layers;
+    if (a.window) ++kv.windowed_layers;
+    if (a.kind == AttentionKind::Mla) ++kv.mla_layers;
+    uint64_t per_token = a.kv_elements_per_token() * bytes_per_element;
+    kv.bytes_per_token += per_token;
+    kv.bytes_at_context += per_token * (a.window ? std::min(context, a.window) : context);
+  }
+  return kv;
+}
+
+std::optional<uint32_t> kv_dtype_bytes(const std::string& raw) {
+  std::string n;
+  for (char c : raw) n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (n == "bf16" || n == "bfloat16" || n == "fp16" || n == "f16" || n == "float16" || n == "half") return 2;
+  if (n == "fp32" || n == "f32" || n == "float32" || n == "float") return 4;
+  if (n.rfind("fp8", 0) == 0 || n.rfind("f8", 0) == 0 || n.rfind("float8", 0) == 0 || n == "int8" || n == "i8") return 1;
+  return std::nullopt;
+}
+
+}  // namespace hfi

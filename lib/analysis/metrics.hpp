@@ -1,0 +1,63 @@
+// Figures derived from the reconciled checkpoint: parameter breakdown, active parameters,
+// FLOPs per token, KV cache and memory. All parameter figures come from real (logical) shapes;
+// the spec only supplies roles and the attention layout.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/reconcile.hpp"
+#include "analysis/storage.hpp"
+#include "arch/spec.hpp"
+
+namespace hfi {
+
+struct ParamBreakdown {
+  uint64_t total = 0;            // logical parameters in the checkpoint (Hub convention)
+  uint64_t stored_elements = 0;  // raw element count, scales and packed bytes included
+  uint64_t embedding = 0;        // input embeddings (incl. per-layer embedding tables), main model
+  uint64_t lm_head = 0;
+  uint64_t non_embedding = 0;    // total - embedding - lm_head
+  uint64_t mtp = 0;
+  uint64_t active = 0;           // per token, main model
+  uint64_t active_non_embedding = 0;
+  uint64_t active_without_input_embedding = 0;
+  bool active_known = false;     // false without a spec: every stored parameter counted
+  std::vector<std::pair<std::string, uint64_t>> by_dtype;  // logical params by storage format
+  std::vector<std::pair<std::string, uint64_t>> by_role;   // including "unexplained"
+  std::vector<std::string> active_notes;
+};
+
+struct FlopsPerToken {
+  uint64_t fixed = 0;      // 2 x multiply-adds of the weights a token passes through
+  uint64_t attention = 0;  // QK^T and AV over the context, at `context`
+  uint64_t context = 0;
+};
+
+struct KvCache {
+  uint64_t bytes_per_token = 0;   // every attention layer, before any window cap
+  uint64_t bytes_at_context = 0;  // windows applied
+  uint64_t context = 0;
+  uint32_t bytes_per_element = 2;
+  uint32_t attention_layers = 0;
+  uint32_t windowed_layers = 0;
+  uint32_t mla_layers = 0;
+};
+
+struct MemoryEstimate {
+  uint64_t weight_bytes = 0;      // tensor data as stored (incl. quantization bookkeeping)
+  uint64_t kv_bytes = 0;          // at context, batch 1
+  uint64_t total_bytes = 0;
+};
+
+ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage, const Reconciliation& rec);
+FlopsPerToken compute_flops(const ArchModel* spec, const ParamBreakdown& params, uint64_t context);
+KvCache compute_kv_cache(const ArchModel* spec, uint64_t context, uint32_t bytes_per_element);
+
+// Bytes per element of a dtype name as users write it: bf16, fp16, fp8, fp32, float8_e4m3fn, ...
+std::optional<uint32_t> kv_dtype_bytes(const std::string& name);
+
+}  // namespace hfi

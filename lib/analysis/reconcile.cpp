@@ -1,0 +1,151 @@
+#include "analysis/reconcile.hpp"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace hfi {
+namespace {
+
+bool starts_with(const std::string& s, std::string_view p) { return s.compare(0, p.size(), p) == 0; }
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::vector<std::string_view> split_dots(std::string_view name) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    size_t dot = name.find('.', start);
+    parts.push_back(name.substr(start, dot == std::string_view::npos ? name.npos : dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+// Leading components up to three, stopping before an index or the leaf (weight/bias).
+std::string structure_of(const std::string& name) {
+  auto parts = split_dots(name);
+  std::string out;
+  for (size_t i = 0; i < parts.size() && i < 3; ++i) {
+    if (all_digits(parts[i]) || i + 1 == parts.size()) break;
+    out += (out.empty() ? "" : ".") + std::string(parts[i]);
+  }
+  return out.empty() ? name : out;
+}
+
+// Where the checkpoint keeps the language model: the shortest *embed_tokens.weight outside a
+// layer stack ("model.", "model.language_model.", "language_model.model.").
+void detect_prefixes(const StorageView& actual, Reconciliation& r) {
+  std::string best;
+  std::string head;
+  for (const auto& t : actual.logical) {
+    if (ends_with(t.name, "embed_tokens.weight") && t.name.find(".layers.") == std::string::npos &&
+        (best.empty() || t.name.size() < best.size()))
+      best = t.name;
+    if (ends_with(t.name, "lm_head.weight") && (head.empty() || t.name.size() < head.size())) head = t.name;
+  }
+  if (!best.empty()) r.lm_prefix = best.substr(0, best.size() - std::string("embed_tokens.weight").size());
+  if (!head.empty()) r.head_prefix = head.substr(0, head.size() - std::string("weight").size());
+}
+
+std::string map_name(const std::string& canonical, const Reconciliation& r) {
+  if (starts_with(canonical, "model.")) return r.lm_prefix + canonical.substr(6);
+  if (starts_with(canonical, "lm_head.")) return r.head_prefix + canonical.substr(8);
+  return canonical;
+}
+
+std::vector<PatternGroup> sorted_groups(std::map<std::string, PatternGroup>& groups) {
+  std::vector<PatternGroup> out;
+  for (auto& [k, g] : groups) out.push_back(g);
+  std::stable_sort(out.begin(), out.end(), [](const PatternGroup& a, const PatternGroup& b) {
+    return a.params != b.params ? a.params > b.params : a.pattern < b.pattern;
+  });
+  return out;
+}
+
+}  // namespace
+
+std::string name_pattern(const std::string& name) {
+  static const char* kVars[] = {"{i}", "{j}", "{k}", "{l}"};
+  std::string out;
+  size_t var = 0;
+  for (auto part : split_dots(name)) {
+    if (!out.empty()) out += '.';
+    if (all_digits(part)) out += kVars[std::min(var++, size_t{3})];
+    else out += part;
+  }
+  return out;
+}
+
+Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
+  Reconciliation r;
+  detect_prefixes(actual, r);
+  r.expected_of.assign(actual.logical.size(), -1);
+  std::unordered_map<std::string, size_t> actual_index;
+  for (size_t i = 0; i < actual.logical.size(); ++i) actual_index[actual.logical[i].name] = i;
+
+  if (expected) {
+    for (size_t e = 0; e < expected->tensors.size(); ++e) {
+      const ExpectedTensor& x = expected->tensors[e];
+      std::string name = map_name(x.name, r);
+      auto it = actual_index.find(name);
+      if (it == actual_index.end()) {
+        if (x.optional) r.absent_by_design.push_back(name);
+        else r.missing.push_back({name, x.role, x.params()});
+        continue;
+      }
+      const LogicalTensor& a = actual.logical[it->second];
+      r.expected_of[it->second] = static_cast<int64_t>(e);
+      ++r.matched_tensors;
+      r.matched_params += a.params;
+      bool shape_ok = a.shape == x.shape;
+      for (const auto& alt : x.alternative_shapes) shape_ok = shape_ok || a.shape == alt;
+      if (!shape_ok) r.shape_mismatches.push_back({name, x.shape, a.shape});
+    }
+  }
+
+  std::map<std::string, PatternGroup> patterns, structures;
+  for (size_t i = 0; i < actual.logical.size(); ++i) {
+    if (r.expected_of[i] >= 0) continue;
+    const LogicalTensor& t = actual.logical[i];
+    for (auto* groups : {&patterns, &structures}) {
+      std::string key = groups == &patterns ? name_pattern(t.name) : structure_of(t.name);
+      PatternGroup& g = (*groups)[key];
+      g.pattern = key;
+      ++g.tensors;
+      g.params += t.params;
+      g.bytes += t.stored_bytes + t.bookkeeping_bytes;
+    }
+    ++r.unexplained_tensors;
+    r.unexplained_params += t.params;
+  }
+  r.unexplained = sorted_groups(patterns);
+  r.unexplained_structures = sorted_groups(structures);
+
+  if (!expected) r.status = "no-spec";
+  else if (!r.missing.empty() || !r.shape_mismatches.empty()) r.status = "mismatch";
+  else if (r.unexplained_tensors > 0) r.status = "extras";
+  else r.status = "complete";
+  return r;
+}
+
+IndexReconciliation reconcile_index(const ArchModel& expected, const SafetensorsIndex& index, uint32_t bytes_per_param) {
+  IndexReconciliation r;
+  r.total_size = index.total_size;
+  StorageView names_only;
+  for (const auto& [tensor, shard] : index.weight_map) names_only.logical.push_back({tensor, {}, 0, "", 0, 0, shard});
+  Reconciliation named = reconcile(&expected, names_only);
+  r.listed_tensors = index.weight_map.size();
+  r.expected_tensors = expected.tensors.size();
+  for (const auto& m : named.missing) r.missing.push_back(m.name);
+  r.unexplained = named.unexplained;
+  for (const auto& t : expected.tensors) r.expected_bytes += t.params() * bytes_per_param;
+  return r;
+}
+
+}  // namespace hfi

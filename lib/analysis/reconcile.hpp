@@ -1,0 +1,70 @@
+// Reconcile: meet what config.json predicts (ArchModel) with what the checkpoint holds
+// (StorageView). Every logical tensor ends up matched to an expected one or in an unexplained
+// pattern group, so explained + unexplained always equals the checkpoint's total.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/storage.hpp"
+#include "arch/spec.hpp"
+#include "formats/safetensors_index.hpp"
+
+namespace hfi {
+
+struct PatternGroup {
+  std::string pattern;  // name with numeric components replaced: model.layers.{i}.x.weight
+  uint64_t tensors = 0;
+  uint64_t params = 0;
+  uint64_t bytes = 0;
+};
+
+struct ShapeMismatch {
+  std::string name;
+  std::vector<uint64_t> expected;
+  std::vector<uint64_t> actual;
+};
+
+struct MissingTensor {
+  std::string name;
+  Role role = Role::Other;
+  uint64_t params = 0;
+};
+
+struct Reconciliation {
+  // "complete": everything matched; "extras": matched, plus unexplained tensors;
+  // "mismatch": shapes differ or expected tensors are missing; "no-spec": nothing to compare with.
+  std::string status;
+  std::string lm_prefix = "model.";
+  std::string head_prefix = "lm_head.";
+  std::vector<int64_t> expected_of;  // per logical tensor: index into ArchModel::tensors, or -1
+  uint64_t matched_tensors = 0;
+  uint64_t matched_params = 0;
+  std::vector<ShapeMismatch> shape_mismatches;
+  std::vector<MissingTensor> missing;
+  std::vector<std::string> absent_by_design;  // optional tensors not stored (tied lm_head)
+  std::vector<PatternGroup> unexplained;      // by pattern, largest first
+  std::vector<PatternGroup> unexplained_structures;  // rolled up by leading name components
+  uint64_t unexplained_tensors = 0;
+  uint64_t unexplained_params = 0;
+};
+
+// `expected` may be null (no spec for this model_type).
+Reconciliation reconcile(const ArchModel* expected, const StorageView& actual);
+
+// Name-only reconcile when only the index is available (no shard headers).
+struct IndexReconciliation {
+  uint64_t expected_tensors = 0;
+  uint64_t listed_tensors = 0;
+  std::vector<std::string> missing;
+  std::vector<PatternGroup> unexplained;
+  uint64_t expected_bytes = 0;  // at the config's torch_dtype
+  std::optional<uint64_t> total_size;
+};
+IndexReconciliation reconcile_index(const ArchModel& expected, const SafetensorsIndex& index, uint32_t bytes_per_param);
+
+// model.layers.12.mlp.experts.3.w1.weight -> model.layers.{i}.mlp.experts.{j}.w1.weight
+std::string name_pattern(const std::string& name);
+
+}  // namespace hfi

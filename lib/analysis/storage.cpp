@@ -1,0 +1,88 @@
+#include "analysis/storage.hpp"
+
+#include <unordered_map>
+
+namespace hfi {
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string strip(const std::string& s, std::string_view suffix) { return s.substr(0, s.size() - suffix.size()); }
+
+}  // namespace
+
+StorageView decode_storage(const std::vector<ShardHeader>& shards) {
+  StorageView view;
+  std::unordered_map<std::string, const TensorInfo*> by_name;
+  std::unordered_map<std::string, std::string> shard_of;
+  for (const auto& s : shards) {
+    view.stored_bytes += s.header.data_bytes;
+    view.file_bytes += s.header.file_size();
+    for (const auto& t : s.header.tensors) {
+      by_name[t.name] = &t;
+      shard_of[t.name] = s.path;
+      view.stored_elements += t.elements;
+    }
+  }
+  std::unordered_map<std::string, size_t> logical_index;
+  std::vector<const TensorInfo*> deferred;  // bookkeeping whose owner is added later
+  for (const auto& s : shards) {
+    for (const auto& t : s.header.tensors) {
+      // FP8 block scales: W.weight (1 byte per element) + W.weight_scale_inv.
+      if (ends_with(t.name, "_scale_inv")) {
+        auto it = by_name.find(strip(t.name, "_scale_inv"));
+        if (it != by_name.end() && dtype_bits(it->second->dtype) == 8) {
+          deferred.push_back(&t);
+          continue;
+        }
+      }
+      // MXFP4: W_blocks (U8 [..., n/32, 16]) + W_scales (U8 [..., n/32]).
+      if (ends_with(t.name, "_scales") && by_name.count(strip(t.name, "_scales") + "_blocks")) {
+        deferred.push_back(&t);
+        continue;
+      }
+      LogicalTensor l;
+      l.name = t.name;
+      l.shape = t.shape;
+      l.format = std::string(dtype_name(t.dtype));
+      l.stored_bytes = t.bytes();
+      l.shard = s.path;
+      l.params = t.shape.empty() ? 0 : t.elements;
+      if (t.shape.empty()) ++view.scalar_tensors;
+      if (ends_with(t.name, "_blocks") && t.dtype == Dtype::U8 && t.shape.size() >= 2 && t.shape.back() == 16 &&
+          by_name.count(strip(t.name, "_blocks") + "_scales")) {
+        l.name = strip(t.name, "_blocks");
+        l.shape.pop_back();
+        l.shape.back() *= 32;  // 16 bytes = 32 four-bit values per block
+        l.params = t.elements * 2;
+        l.format = "MXFP4";
+      }
+      logical_index[l.name] = view.logical.size();
+      view.logical.push_back(std::move(l));
+    }
+  }
+  for (const TensorInfo* t : deferred) {
+    BookkeepingTensor b;
+    b.name = t->name;
+    b.dtype = t->dtype;
+    b.elements = t->elements;
+    b.bytes = t->bytes();
+    if (ends_with(t->name, "_scale_inv")) {
+      b.owner = strip(t->name, "_scale_inv");
+      b.kind = "block scale";
+    } else {
+      b.owner = strip(t->name, "_scales");
+      b.kind = "mx exponent";
+    }
+    if (auto it = logical_index.find(b.owner); it != logical_index.end()) {
+      view.logical[it->second].bookkeeping_bytes += b.bytes;
+      if (b.kind == "block scale") view.logical[it->second].format += " (block-scaled)";
+    }
+    view.bookkeeping.push_back(std::move(b));
+  }
+  return view;
+}
+
+}  // namespace hfi

@@ -1,0 +1,46 @@
+// Turns stored tensors into logical weights. Quantized formats store one logical weight as
+// several tensors (FP8 values + block scales; MXFP4 packed nibbles + exponents); counting stored
+// elements would halve MXFP4 weights and add scales as parameters. Here every stored tensor is
+// either a logical weight or bookkeeping attached to one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/dtype.hpp"
+#include "source/snapshot.hpp"
+
+namespace hfi {
+
+struct LogicalTensor {
+  std::string name;             // logical name (MXFP4 "_blocks" suffix dropped)
+  std::vector<uint64_t> shape;  // logical shape
+  uint64_t params = 0;          // logical elements; 0 for rank-0 scalars, as the Hub counts them
+  std::string format;           // "BF16", "F8_E4M3", "MXFP4", ...: how the values are stored
+  uint64_t stored_bytes = 0;    // bytes of the values themselves
+  uint64_t bookkeeping_bytes = 0;  // scales and the like that belong to this weight
+  std::string shard;
+};
+
+struct BookkeepingTensor {
+  std::string name;
+  std::string owner;  // logical tensor it belongs to
+  std::string kind;   // "block scale", "mx exponent", ...
+  Dtype dtype = Dtype::F32;
+  uint64_t elements = 0;
+  uint64_t bytes = 0;
+};
+
+struct StorageView {
+  std::vector<LogicalTensor> logical;
+  std::vector<BookkeepingTensor> bookkeeping;
+  uint64_t stored_elements = 0;  // every element of every stored tensor, as naive counters report
+  uint64_t stored_bytes = 0;     // tensor data bytes over all shards
+  uint64_t file_bytes = 0;       // whole files: headers + data
+  uint64_t scalar_tensors = 0;   // rank-0 tensors (not counted as parameters)
+};
+
+StorageView decode_storage(const std::vector<ShardHeader>& shards);
+
+}  // namespace hfi

@@ -1,0 +1,179 @@
+#include "arch/blocks.hpp"
+
+#include <cstdio>
+
+namespace hfi::arch {
+
+namespace {
+std::string join_aliases(std::initializer_list<std::string_view> aliases) {
+  std::string out;
+  for (auto a : aliases) out += (out.empty() ? "" : " / ") + std::string(a);
+  return out;
+}
+
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+}  // namespace
+
+uint64_t ConfigReader::need(std::initializer_list<std::string_view> aliases) const {
+  auto v = cfg_.integer(aliases);
+  if (!v || *v <= 0) throw SpecError("config.json: field '" + join_aliases(aliases) + "' is missing or not a positive integer");
+  return static_cast<uint64_t>(*v);
+}
+
+uint64_t ConfigReader::get(std::initializer_list<std::string_view> aliases, uint64_t fallback) const {
+  auto v = cfg_.integer(aliases);
+  if (!v) return fallback;
+  if (*v < 0) throw SpecError("config.json: field '" + join_aliases(aliases) + "' is negative");
+  return static_cast<uint64_t>(*v);
+}
+
+bool ConfigReader::flag(std::initializer_list<std::string_view> aliases, bool fallback) const {
+  return cfg_.boolean(aliases).value_or(fallback);
+}
+
+double ConfigReader::number(std::initializer_list<std::string_view> aliases, double fallback) const {
+  return cfg_.number(aliases).value_or(fallback);
+}
+
+void add(ArchModel& m, std::string name, std::vector<uint64_t> shape, Role role, int layer) {
+  ExpectedTensor t;
+  t.name = std::move(name);
+  t.shape = std::move(shape);
+  t.role = role;
+  t.layer = layer;
+  m.tensors.push_back(std::move(t));
+}
+
+void add_embeddings(ArchModel& m, uint64_t vocab, uint64_t hidden, bool tied) {
+  add(m, "model.embed_tokens.weight", {vocab, hidden}, Role::Embedding);
+  add(m, "model.norm.weight", {hidden}, Role::Norm);
+  add(m, "lm_head.weight", {vocab, hidden}, Role::LmHead);
+  // A tied head reuses the embedding; some writers still store a copy, which is fine.
+  m.tensors.back().optional = tied;
+  m.tied_embeddings = tied;
+  m.vocab_size = vocab;
+  m.hidden_size = hidden;
+}
+
+void add_gqa_attention(ArchModel& m, const std::string& p, int layer, const AttentionDims& d) {
+  uint64_t q = d.heads * d.head_dim, kv = d.kv_heads * d.head_dim;
+  add(m, p + "q_proj.weight", {q, d.hidden}, Role::Attention, layer);
+  add(m, p + "k_proj.weight", {kv, d.hidden}, Role::Attention, layer);
+  add(m, p + "v_proj.weight", {kv, d.hidden}, Role::Attention, layer);
+  add(m, p + "o_proj.weight", {d.hidden, q}, Role::Attention, layer);
+  if (d.qkv_bias) {
+    add(m, p + "q_proj.bias", {q}, Role::Attention, layer);
+    add(m, p + "k_proj.bias", {kv}, Role::Attention, layer);
+    add(m, p + "v_proj.bias", {kv}, Role::Attention, layer);
+  }
+  if (d.o_bias) add(m, p + "o_proj.bias", {d.hidden}, Role::Attention, layer);
+  if (d.qk_norm) {
+    add(m, p + "q_norm.weight", {d.head_dim}, Role::Attention, layer);
+    add(m, p + "k_norm.weight", {d.head_dim}, Role::Attention, layer);
+  }
+}
+
+void add_swiglu(ArchModel& m, const std::string& p, int layer, uint64_t hidden, uint64_t inter, Role role, bool bias) {
+  add(m, p + "gate_proj.weight", {inter, hidden}, role, layer);
+  add(m, p + "up_proj.weight", {inter, hidden}, role, layer);
+  add(m, p + "down_proj.weight", {hidden, inter}, role, layer);
+  if (bias) {
+    add(m, p + "gate_proj.bias", {inter}, role, layer);
+    add(m, p + "up_proj.bias", {inter}, role, layer);
+    add(m, p + "down_proj.bias", {hidden}, role, layer);
+  }
+}
+
+void mark_routed(ArchModel& m, size_t first, uint32_t top_k, uint32_t experts) {
+  for (size_t i = first; i < m.tensors.size(); ++i) {
+    m.tensors[i].active_num = top_k;
+    m.tensors[i].active_den = experts;
+  }
+}
+
+std::vector<AttentionKind> attention_kinds(const ConfigReader& r, uint64_t layers) {
+  const ModelConfig& cfg = r.config();
+  std::vector<AttentionKind> kinds(layers, AttentionKind::Full);
+  if (const Json* types = cfg.field({"layer_types"}); types && types->is_array()) {
+    if (types->items().size() != layers)
+      throw SpecError("config.json: layer_types has " + std::to_string(types->items().size()) + " entries for " +
+                      std::to_string(layers) + " layers");
+    for (size_t i = 0; i < layers; ++i) {
+      const Json& t = types->items()[i];
+      std::string s = t.is_string() ? t.as_string() : "";
+      if (s == "sliding_attention") kinds[i] = AttentionKind::Sliding;
+      else if (s == "chunked_attention") kinds[i] = AttentionKind::Chunked;
+      else if (s == "full_attention" || s == "attention") kinds[i] = AttentionKind::Full;
+      else throw SpecError("config.json: layer_types[" + std::to_string(i) + "] is \"" + s + "\", not an attention kind");
+    }
+    return kinds;
+  }
+  uint64_t window = r.get({"sliding_window"}, 0);
+  if (window == 0) return kinds;
+  // Qwen2-style configs gate the window with use_sliding_window and max_window_layers.
+  auto use = cfg.boolean({"use_sliding_window"});
+  if (use.has_value() && !*use) return kinds;
+  uint64_t from = use.has_value() ? r.get({"max_window_layers"}, 0) : 0;
+  for (uint64_t i = from; i < layers; ++i) kinds[i] = AttentionKind::Sliding;
+  return kinds;
+}
+
+void add_attention_layers(ArchModel& m, const ConfigReader& r, uint64_t layers, const AttentionDims& d) {
+  auto kinds = attention_kinds(r, layers);
+  uint64_t window = r.get({"sliding_window"}, 0);
+  uint64_t chunk = r.get({"attention_chunk_size"}, 0);
+  for (auto kind : kinds) {
+    AttentionLayer a;
+    a.kind = kind;
+    a.heads = static_cast<uint32_t>(d.heads);
+    a.kv_heads = static_cast<uint32_t>(d.kv_heads);
+    a.qk_dim = a.v_dim = static_cast<uint32_t>(d.head_dim);
+    a.window = kind == AttentionKind::Sliding ? window : kind == AttentionKind::Chunked ? chunk : 0;
+    if (a.window == 0 && kind != AttentionKind::Full) a.kind = AttentionKind::Full;
+    m.attention.push_back(a);
+  }
+}
+
+std::string describe_attention(const AttentionDims& d) {
+  std::string kind = d.kv_heads == d.heads ? "MHA" : d.kv_heads == 1 ? "MQA" : "GQA";
+  std::string out = kind + " " + std::to_string(d.heads) + "q/" + std::to_string(d.kv_heads) + "kv heads, head_dim " +
+                    std::to_string(d.head_dim);
+  if (d.qk_norm) out += ", QK-norm";
+  if (d.qkv_bias) out += ", qkv bias";
+  return out;
+}
+
+std::string describe_rope(const ConfigReader& r) {
+  const ModelConfig& cfg = r.config();
+  std::string out = "RoPE";
+  double theta = r.number({"rope_theta"}, 0);
+  const Json* scaling = cfg.field({"rope_scaling", "rope_parameters"});
+  if (theta == 0 && scaling && scaling->is_object())
+    if (const Json* t = scaling->find("rope_theta")) theta = t->as_double().value_or(0);
+  if (theta > 0) out += " θ=" + format_number(theta);
+  if (scaling && scaling->is_object()) {
+    std::string type;
+    for (const char* key : {"rope_type", "type"})
+      if (const Json* t = scaling->find(key); t && t->is_string()) { type = t->as_string(); break; }
+    if (!type.empty() && type != "default") {
+      out += ", " + type + " scaling";
+      if (const Json* f = scaling->find("factor"); f && f->is_number()) out += " ×" + format_number(*f->as_double());
+      if (const Json* o = scaling->find("original_max_position_embeddings"); o && o->is_number())
+        out += " from " + format_number(*o->as_double());
+    }
+  }
+  if (auto ctx = cfg.integer({"max_position_embeddings"})) out += ", max " + std::to_string(*ctx) + " positions";
+  return out;
+}
+
+std::string describe_activation(const ConfigReader& r, bool gated) {
+  std::string act = r.config().string({"hidden_act", "hidden_activation", "activation_function"}).value_or("silu");
+  return gated ? act + " (gated: " + (act == "silu" ? "SwiGLU" : act == "gelu_pytorch_tanh" || act == "gelu" ? "GeGLU" : act + "-GLU") + ")"
+               : act;
+}
+
+}  // namespace hfi::arch

@@ -1,0 +1,58 @@
+// Building blocks shared by the architecture specs: a config reader that fails with a clear
+// message, and the tensor groups most families repeat (attention, SwiGLU MLP, experts, norms).
+#pragma once
+
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "arch/spec.hpp"
+
+namespace hfi::arch {
+
+// Thrown inside a spec when config.json lacks what the spec needs; build_spec() turns it into an
+// Error before it leaves the arch module.
+struct SpecError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class ConfigReader {
+ public:
+  explicit ConfigReader(const ModelConfig& cfg) : cfg_(cfg) {}
+  const ModelConfig& config() const { return cfg_; }
+  // A positive integer that must be present.
+  uint64_t need(std::initializer_list<std::string_view> aliases) const;
+  uint64_t get(std::initializer_list<std::string_view> aliases, uint64_t fallback) const;
+  bool flag(std::initializer_list<std::string_view> aliases, bool fallback) const;
+  double number(std::initializer_list<std::string_view> aliases, double fallback) const;
+
+ private:
+  const ModelConfig& cfg_;
+};
+
+struct AttentionDims {
+  uint64_t hidden = 0, heads = 0, kv_heads = 0, head_dim = 0;
+  bool qkv_bias = false;
+  bool o_bias = false;
+  bool qk_norm = false;  // per-head RMSNorm on q and k (Qwen3, OLMo2 style)
+};
+
+void add(ArchModel& m, std::string name, std::vector<uint64_t> shape, Role role, int layer = -1);
+void add_embeddings(ArchModel& m, uint64_t vocab, uint64_t hidden, bool tied);
+void add_gqa_attention(ArchModel& m, const std::string& prefix, int layer, const AttentionDims& d);
+// gate_proj / up_proj / down_proj under `prefix` (which ends with '.').
+void add_swiglu(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter, Role role,
+                bool bias = false);
+// Marks every tensor added since `first` as used by k of E tokens' experts.
+void mark_routed(ArchModel& m, size_t first, uint32_t top_k, uint32_t experts);
+
+// Per-layer attention kinds from layer_types, or from sliding_window / use_sliding_window.
+std::vector<AttentionKind> attention_kinds(const ConfigReader& r, uint64_t layers);
+void add_attention_layers(ArchModel& m, const ConfigReader& r, uint64_t layers, const AttentionDims& d);
+
+std::string describe_attention(const AttentionDims& d);
+std::string describe_rope(const ConfigReader& r);
+std::string describe_activation(const ConfigReader& r, bool gated);
+
+}  // namespace hfi::arch

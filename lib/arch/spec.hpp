@@ -1,0 +1,93 @@
+// What a config.json predicts about a checkpoint: every tensor with its shape and role, and the
+// attention layout that the KV-cache and FLOP figures need. Specs write names with the canonical
+// language-model prefix "model." and "lm_head."; reconcile maps them onto the checkpoint's own
+// prefix (multimodal checkpoints use e.g. "model.language_model.").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "formats/model_config.hpp"
+
+namespace hfi {
+
+enum class Role {
+  Embedding,          // input token embedding
+  PerLayerEmbedding,  // per-layer embedding tables (Gemma 3n/4)
+  LmHead,
+  Attention,          // q/k/v/o projections, their biases, q/k norms, sinks
+  Mlp,                // dense feed-forward
+  Router,             // expert router weights and biases
+  RoutingBias,        // selection-only bias (DeepSeek e_score_correction_bias): no multiply-adds
+  RoutedExpert,
+  SharedExpert,
+  Norm,               // layer norms outside attention
+  Mtp,                // multi-token-prediction glue (eh_proj, enorm, hnorm, shared head)
+  Vision,
+  Audio,
+  Projector,          // multimodal projector / embedder
+  Other,
+};
+
+const char* role_name(Role r);
+
+struct ExpectedTensor {
+  std::string name;
+  std::vector<uint64_t> shape;
+  Role role = Role::Other;
+  int layer = -1;          // decoder layer index, -1 outside the layer stack
+  bool mtp = false;        // part of the multi-token-prediction module, not the main model
+  bool optional = false;   // may be absent without being missing (tied lm_head)
+  uint32_t active_num = 1; // fraction of this tensor used per token (routed experts: k / E)
+  uint32_t active_den = 1;
+  // Other layouts of the same tensor that writers use (gpt-oss experts saved unquantized are
+  // stored [E, in, out] rather than [E, out, in]); any of them matches.
+  std::vector<std::vector<uint64_t>> alternative_shapes;
+  uint64_t params() const;
+};
+
+enum class AttentionKind { Full, Sliding, Chunked, Mla, None };
+
+struct AttentionLayer {
+  AttentionKind kind = AttentionKind::Full;
+  uint32_t heads = 0;
+  uint32_t kv_heads = 0;
+  uint32_t qk_dim = 0;   // per-head query/key width
+  uint32_t v_dim = 0;    // per-head value width
+  uint64_t window = 0;   // Sliding/Chunked: tokens kept
+  uint32_t mla_latent = 0;  // Mla: compressed KV width (kv_lora_rank)
+  uint32_t mla_rope = 0;    // Mla: decoupled RoPE key width, cached beside the latent
+  // Elements cached per token for this layer.
+  uint64_t kv_elements_per_token() const;
+};
+
+struct ArchModel {
+  std::string family;                     // spec that produced it, e.g. "llama"
+  std::vector<ExpectedTensor> tensors;
+  std::vector<AttentionLayer> attention;  // main-model decoder layers, in order
+  bool tied_embeddings = false;
+  uint64_t vocab_size = 0;
+  uint64_t hidden_size = 0;
+  // One-line description pieces.
+  std::string attention_summary;  // e.g. "GQA 32q/8kv, head_dim 128"
+  std::string position_summary;   // e.g. "RoPE θ=500000, llama3 scaling ×8"
+  std::string norm_summary;
+  std::string activation_summary;
+  std::string layer_summary;      // e.g. "32 × (attention + dense SwiGLU MLP)"
+  std::vector<std::string> notes;
+};
+
+using SpecFunction = Result<ArchModel> (*)(const ModelConfig&);
+
+struct SpecEntry {
+  const char* model_type;
+  SpecFunction build;
+};
+
+// The spec for a model_type, or nullptr.
+const SpecEntry* find_spec(const std::string& model_type);
+std::vector<std::string> supported_model_types();
+
+}  // namespace hfi

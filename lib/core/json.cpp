@@ -1,0 +1,251 @@
+#include "core/json.hpp"
+
+#include <simdjson.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace hfi {
+
+Json Json::make_bool(bool v) { Json j; j.kind_ = Kind::Bool; j.bool_ = v; return j; }
+Json Json::make_int(int64_t v) { Json j; j.kind_ = Kind::Int; j.int_ = v; return j; }
+Json Json::make_uint(uint64_t v) { Json j; j.kind_ = Kind::Uint; j.uint_ = v; return j; }
+Json Json::make_double(double v) { Json j; j.kind_ = Kind::Double; j.double_ = v; return j; }
+Json Json::make_string(std::string v) { Json j; j.kind_ = Kind::String; j.string_ = std::move(v); return j; }
+Json Json::make_array(std::vector<Json> items) {
+  Json j; j.kind_ = Kind::Array; j.items_ = std::move(items); return j;
+}
+Json Json::make_object(std::vector<Member> members) {
+  Json j; j.kind_ = Kind::Object; j.members_ = std::move(members); return j;
+}
+
+bool Json::is_integer() const {
+  if (kind_ == Kind::Int || kind_ == Kind::Uint) return true;
+  return kind_ == Kind::Double && std::isfinite(double_) && std::floor(double_) == double_ &&
+         std::fabs(double_) < 9.0e15;
+}
+
+std::optional<int64_t> Json::as_int() const {
+  switch (kind_) {
+    case Kind::Int: return int_;
+    case Kind::Uint:
+      if (uint_ <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(uint_);
+      return std::nullopt;
+    case Kind::Double:
+      if (is_integer()) return static_cast<int64_t>(double_);
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+std::optional<uint64_t> Json::as_uint() const {
+  switch (kind_) {
+    case Kind::Int:
+      if (int_ >= 0) return static_cast<uint64_t>(int_);
+      return std::nullopt;
+    case Kind::Uint: return uint_;
+    case Kind::Double:
+      if (is_integer() && double_ >= 0) return static_cast<uint64_t>(double_);
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+std::optional<double> Json::as_double() const {
+  switch (kind_) {
+    case Kind::Int: return static_cast<double>(int_);
+    case Kind::Uint: return static_cast<double>(uint_);
+    case Kind::Double: return double_;
+    default: return std::nullopt;
+  }
+}
+
+const Json* Json::find(std::string_view key) const {
+  if (kind_ != Kind::Object) return nullptr;
+  for (const auto& [k, v] : members_)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(c));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+static void dump_to(const Json& j, std::string& out) {
+  switch (j.kind()) {
+    case Json::Kind::Null: out += "null"; break;
+    case Json::Kind::Bool: out += j.as_bool() ? "true" : "false"; break;
+    case Json::Kind::Int: out += std::to_string(*j.as_int()); break;
+    case Json::Kind::Uint: out += std::to_string(*j.as_uint()); break;
+    case Json::Kind::Double: {
+      char buf[40];
+      double d = *j.as_double();
+      if (!std::isfinite(d)) { out += "null"; break; }
+      std::snprintf(buf, sizeof buf, "%.17g", d);
+      // Prefer the shortest text that reads back to the same double.
+      for (int precision = 1; precision <= 17; ++precision) {
+        char shorter[40];
+        std::snprintf(shorter, sizeof shorter, "%.*g", precision, d);
+        if (std::strtod(shorter, nullptr) == d) { std::snprintf(buf, sizeof buf, "%s", shorter); break; }
+      }
+      out += buf;
+      break;
+    }
+    case Json::Kind::String: append_json_string(out, j.as_string()); break;
+    case Json::Kind::Array: {
+      out += '[';
+      bool first = true;
+      for (const auto& item : j.items()) {
+        if (!first) out += ',';
+        first = false;
+        dump_to(item, out);
+      }
+      out += ']';
+      break;
+    }
+    case Json::Kind::Object: {
+      out += '{';
+      bool first = true;
+      for (const auto& [k, v] : j.members()) {
+        if (!first) out += ',';
+        first = false;
+        append_json_string(out, k);
+        out += ':';
+        dump_to(v, out);
+      }
+      out += '}';
+      break;
+    }
+  }
+}
+
+static void dump_pretty_to(const Json& j, std::string& out, int indent, int depth) {
+  bool container = (j.is_array() && !j.items().empty()) || (j.is_object() && !j.members().empty());
+  if (!container) {
+    dump_to(j, out);
+    return;
+  }
+  std::string pad(static_cast<size_t>(indent * (depth + 1)), ' ');
+  std::string close_pad(static_cast<size_t>(indent * depth), ' ');
+  out += j.is_array() ? "[\n" : "{\n";
+  bool first = true;
+  if (j.is_array()) {
+    for (const auto& item : j.items()) {
+      if (!first) out += ",\n";
+      first = false;
+      out += pad;
+      dump_pretty_to(item, out, indent, depth + 1);
+    }
+  } else {
+    for (const auto& [k, v] : j.members()) {
+      if (!first) out += ",\n";
+      first = false;
+      out += pad;
+      append_json_string(out, k);
+      out += ": ";
+      dump_pretty_to(v, out, indent, depth + 1);
+    }
+  }
+  out += "\n" + close_pad + (j.is_array() ? "]" : "}");
+}
+
+std::string Json::dump_pretty(int indent) const {
+  std::string out;
+  dump_pretty_to(*this, out, indent, 0);
+  out += "\n";
+  return out;
+}
+
+std::string Json::dump() const {
+  std::string out;
+  dump_to(*this, out);
+  return out;
+}
+
+bool Json::operator==(const Json& other) const {
+  if (is_number() && other.is_number()) {
+    if (is_integer() && other.is_integer()) {
+      auto a = as_int(), b = other.as_int();
+      if (a && b) return *a == *b;
+      return as_uint() == other.as_uint();
+    }
+    return as_double() == other.as_double();
+  }
+  if (kind_ != other.kind_) return false;
+  switch (kind_) {
+    case Kind::Null: return true;
+    case Kind::Bool: return bool_ == other.bool_;
+    case Kind::String: return string_ == other.string_;
+    case Kind::Array: return items_ == other.items_;
+    case Kind::Object: return members_ == other.members_;
+    default: return false;
+  }
+}
+
+namespace {
+
+Json convert(simdjson::dom::element e) {
+  using T = simdjson::dom::element_type;
+  switch (e.type()) {
+    case T::NULL_VALUE: return Json();
+    case T::BOOL: return Json::make_bool(bool(e));
+    case T::INT64: return Json::make_int(int64_t(e));
+    case T::UINT64: return Json::make_uint(uint64_t(e));
+    case T::DOUBLE: return Json::make_double(double(e));
+    case T::STRING: return Json::make_string(std::string(std::string_view(e)));
+    case T::ARRAY: {
+      std::vector<Json> items;
+      for (auto child : simdjson::dom::array(e)) items.push_back(convert(child));
+      return Json::make_array(std::move(items));
+    }
+    case T::OBJECT: {
+      std::vector<Json::Member> members;
+      for (auto field : simdjson::dom::object(e))
+        members.emplace_back(std::string(field.key), convert(field.value));
+      return Json::make_object(std::move(members));
+    }
+  }
+  return Json();
+}
+
+}  // namespace
+
+Result<Json> parse_json(std::string_view text, std::string_view file, JsonLimits limits) {
+  if (text.size() > limits.max_bytes)
+    return malformed(std::string(file), "",
+                     "JSON document of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
+                         std::to_string(limits.max_bytes) + " bytes");
+  simdjson::dom::parser parser(limits.max_bytes);
+  if (parser.allocate(text.size() + 1, limits.max_depth) != simdjson::SUCCESS)
+    return malformed(std::string(file), "", "cannot allocate a JSON parser for this document");
+  simdjson::padded_string padded(text);
+  simdjson::dom::element root;
+  auto err = parser.parse(padded).get(root);
+  if (err) {
+    std::string what = simdjson::error_message(err);
+    if (err == simdjson::UTF8_ERROR) what = "invalid UTF-8";
+    if (err == simdjson::DEPTH_ERROR) what = "JSON nested deeper than " + std::to_string(limits.max_depth) + " levels";
+    return malformed(std::string(file), "", "not valid JSON: " + what);
+  }
+  return convert(root);
+}
+
+}  // namespace hfi

@@ -1,0 +1,48 @@
+#include "formats/dtype.hpp"
+
+#include <array>
+
+namespace hfi {
+namespace {
+
+struct DtypeInfo {
+  Dtype dtype;
+  std::string_view name;
+  uint32_t bits;
+  bool is_float;
+};
+
+// Names and widths follow the safetensors crate's Dtype enum (bitsize()).
+constexpr std::array<DtypeInfo, 22> kDtypes{{
+    {Dtype::BOOL, "BOOL", 8, false},        {Dtype::U8, "U8", 8, false},
+    {Dtype::I8, "I8", 8, false},            {Dtype::I16, "I16", 16, false},
+    {Dtype::U16, "U16", 16, false},         {Dtype::F16, "F16", 16, true},
+    {Dtype::BF16, "BF16", 16, true},        {Dtype::I32, "I32", 32, false},
+    {Dtype::U32, "U32", 32, false},         {Dtype::F32, "F32", 32, true},
+    {Dtype::I64, "I64", 64, false},         {Dtype::U64, "U64", 64, false},
+    {Dtype::F64, "F64", 64, true},          {Dtype::F8_E5M2, "F8_E5M2", 8, true},
+    {Dtype::F8_E4M3, "F8_E4M3", 8, true},   {Dtype::F8_E4M3FNUZ, "F8_E4M3FNUZ", 8, true},
+    {Dtype::F8_E5M2FNUZ, "F8_E5M2FNUZ", 8, true}, {Dtype::F8_E8M0, "F8_E8M0", 8, true},
+    {Dtype::F4, "F4", 4, true},             {Dtype::F6_E2M3, "F6_E2M3", 6, true},
+    {Dtype::F6_E3M2, "F6_E3M2", 6, true},   {Dtype::C64, "C64", 64, true},
+}};
+
+const DtypeInfo& info(Dtype d) {
+  for (const auto& i : kDtypes)
+    if (i.dtype == d) return i;
+  return kDtypes[0];
+}
+
+}  // namespace
+
+std::optional<Dtype> parse_dtype(std::string_view name) {
+  for (const auto& i : kDtypes)
+    if (i.name == name) return i.dtype;
+  return std::nullopt;
+}
+
+std::string_view dtype_name(Dtype d) { return info(d).name; }
+uint32_t dtype_bits(Dtype d) { return info(d).bits; }
+bool dtype_is_float(Dtype d) { return info(d).is_float; }
+
+}  // namespace hfi

@@ -1,0 +1,90 @@
+#include "formats/model_config.hpp"
+
+namespace hfi {
+
+ModelConfig& ModelConfig::operator=(const ModelConfig& other) {
+  if (this == &other) return *this;
+  root_ = other.root_;
+  text_key_ = other.text_key_;
+  keys_read_ = other.keys_read_;
+  text_ = text_key_.empty() ? nullptr : root_.find(text_key_);
+  return *this;
+}
+
+Result<ModelConfig> ModelConfig::parse(std::string_view text, std::string_view file) {
+  auto json = parse_json(text, file, JsonLimits{16u << 20, 64});
+  if (!json) return json.error();
+  if (!json->is_object()) return malformed(std::string(file), "", "is not a JSON object");
+  ModelConfig cfg;
+  cfg.root_ = std::move(json.value());
+  for (std::string_view key : {"text_config", "llm_config", "language_config"}) {
+    const Json* nested = cfg.root_.find(key);
+    if (nested && nested->is_object()) {
+      cfg.text_key_ = std::string(key);
+      cfg.text_ = nested;
+      break;
+    }
+  }
+  return cfg;
+}
+
+std::string ModelConfig::model_type() const {
+  const Json* t = root_.find("model_type");
+  return t && t->is_string() ? t->as_string() : std::string();
+}
+
+std::string ModelConfig::text_model_type() const {
+  if (text_) {
+    const Json* t = text_->find("model_type");
+    if (t && t->is_string()) return t->as_string();
+  }
+  return model_type();
+}
+
+std::vector<std::string> ModelConfig::architectures() const {
+  std::vector<std::string> out;
+  const Json* a = root_.find("architectures");
+  if (a && a->is_array())
+    for (const Json& item : a->items())
+      if (item.is_string()) out.push_back(item.as_string());
+  return out;
+}
+
+const Json* ModelConfig::field(std::initializer_list<std::string_view> aliases) const {
+  for (const Json* level : {text_, &root_}) {
+    if (!level) continue;
+    for (std::string_view key : aliases) {
+      const Json* v = level->find(key);
+      if (v && !v->is_null()) {
+        keys_read_.insert(std::string(key));
+        return v;
+      }
+    }
+  }
+  for (std::string_view key : aliases) keys_read_.insert(std::string(key));
+  return nullptr;
+}
+
+std::optional<int64_t> ModelConfig::integer(std::initializer_list<std::string_view> aliases) const {
+  const Json* v = field(aliases);
+  return v ? v->as_int() : std::nullopt;
+}
+
+std::optional<double> ModelConfig::number(std::initializer_list<std::string_view> aliases) const {
+  const Json* v = field(aliases);
+  return v ? v->as_double() : std::nullopt;
+}
+
+std::optional<bool> ModelConfig::boolean(std::initializer_list<std::string_view> aliases) const {
+  const Json* v = field(aliases);
+  if (v && v->is_bool()) return v->as_bool();
+  return std::nullopt;
+}
+
+std::optional<std::string> ModelConfig::string(std::initializer_list<std::string_view> aliases) const {
+  const Json* v = field(aliases);
+  if (v && v->is_string()) return v->as_string();
+  return std::nullopt;
+}
+
+}  // namespace hfi

@@ -1,0 +1,57 @@
+// config.json: the model's hyper-parameters. Multimodal configs nest the language model under
+// `text_config` (or `llm_config`); `text()` is that nested object when present, else the root.
+// Families spell the same quantity differently; the accessors take every alias in one call.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/json.hpp"
+
+namespace hfi {
+
+class ModelConfig {
+ public:
+  static Result<ModelConfig> parse(std::string_view text, std::string_view file);
+
+  const Json& root() const { return root_; }
+  const Json& text() const { return text_ ? *text_ : root_; }
+  bool has_text_config() const { return text_ != nullptr; }
+  std::string text_config_key() const { return text_key_; }
+
+  std::string model_type() const;       // root model_type
+  std::string text_model_type() const;  // the language model's model_type
+  std::vector<std::string> architectures() const;
+
+  // Looks the first present alias up in the language-model config, then in the root.
+  const Json* field(std::initializer_list<std::string_view> aliases) const;
+  std::optional<int64_t> integer(std::initializer_list<std::string_view> aliases) const;
+  std::optional<double> number(std::initializer_list<std::string_view> aliases) const;
+  std::optional<bool> boolean(std::initializer_list<std::string_view> aliases) const;
+  std::optional<std::string> string(std::initializer_list<std::string_view> aliases) const;
+  int64_t integer_or(std::initializer_list<std::string_view> aliases, int64_t fallback) const {
+    return integer(aliases).value_or(fallback);
+  }
+
+  // Keys the analysis has read, per config level; used to find fields nobody understands.
+  const std::set<std::string>& keys_read() const { return keys_read_; }
+
+ private:
+  Json root_;
+  const Json* text_ = nullptr;
+  std::string text_key_;
+  mutable std::set<std::string> keys_read_;
+
+ public:
+  ModelConfig() = default;
+  ModelConfig(const ModelConfig& other) { *this = other; }
+  ModelConfig& operator=(const ModelConfig& other);
+};
+
+}  // namespace hfi

@@ -1,0 +1,29 @@
+// Pure parser for model.safetensors.index.json: which shard holds which tensor, plus metadata.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace hfi {
+
+struct SafetensorsIndex {
+  std::optional<uint64_t> total_size;        // metadata.total_size: bytes of tensor data
+  std::optional<uint64_t> total_parameters;  // metadata.total_parameters, written by newer transformers
+  std::vector<std::pair<std::string, std::string>> weight_map;  // tensor -> shard, file order
+  std::vector<std::string> shards;                              // distinct shard names, first-seen order
+  std::vector<std::string> claimed_twice;                       // tensors listed more than once
+};
+
+// Rejects shard names that could escape the repository: "..", absolute paths, URLs, backslashes,
+// control characters. Returns the reason, or empty when the name is safe.
+std::string unsafe_shard_name_reason(std::string_view name);
+
+Result<SafetensorsIndex> parse_safetensors_index(std::string_view text, std::string_view file);
+
+}  // namespace hfi

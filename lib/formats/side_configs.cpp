@@ -1,0 +1,102 @@
+#include "formats/side_configs.hpp"
+
+#include <array>
+
+namespace hfi {
+namespace {
+
+constexpr std::array<std::string_view, 16> kDecodingKeys{
+    "do_sample",      "temperature",     "top_p",        "top_k",           "min_p",       "typical_p",
+    "repetition_penalty", "no_repeat_ngram_size", "num_beams", "length_penalty", "max_new_tokens",
+    "max_length",     "min_new_tokens",  "min_length",   "use_cache",       "cache_implementation"};
+
+// Token ids appear as an integer or a list of integers.
+Result<std::vector<int64_t>> token_ids(const Json& v, const std::string& file, const std::string& field) {
+  std::vector<int64_t> out;
+  if (v.is_null()) return out;
+  if (v.is_integer()) {
+    out.push_back(*v.as_int());
+    return out;
+  }
+  if (!v.is_array()) return malformed(file, field, "is neither a token id nor a list of token ids");
+  for (const Json& item : v.items()) {
+    if (!item.is_integer() || !item.as_int()) return malformed(file, field, "holds a value that is not a token id");
+    out.push_back(*item.as_int());
+  }
+  return out;
+}
+
+// Special tokens are a string or an AddedToken object {"content": "...", ...}.
+std::optional<std::string> token_text(const Json* v) {
+  if (!v) return std::nullopt;
+  if (v->is_string()) return v->as_string();
+  if (v->is_object())
+    if (const Json* c = v->find("content"); c && c->is_string()) return c->as_string();
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<GenerationConfig> parse_generation_config(std::string_view text, std::string_view file) {
+  std::string f(file);
+  auto json = parse_json(text, file, JsonLimits{16u << 20, 64});
+  if (!json) return json.error();
+  if (!json->is_object()) return malformed(f, "", "is not a JSON object");
+  GenerationConfig g;
+  g.raw = std::move(json.value());
+  for (const auto& [key, value] : g.raw.members()) {
+    for (std::string_view k : kDecodingKeys)
+      if (key == k) g.decoding.emplace_back(key, value);
+  }
+  if (const Json* eos = g.raw.find("eos_token_id")) {
+    auto ids = token_ids(*eos, f, "eos_token_id");
+    if (!ids) return ids.error();
+    g.eos_token_ids = std::move(ids.value());
+  }
+  for (auto [key, slot] : {std::pair{"bos_token_id", &g.bos_token_id}, std::pair{"pad_token_id", &g.pad_token_id}}) {
+    if (const Json* v = g.raw.find(key); v && !v->is_null()) {
+      auto ids = token_ids(*v, f, key);
+      if (!ids) return ids.error();
+      if (!ids->empty()) *slot = ids->front();
+    }
+  }
+  return g;
+}
+
+Result<TokenizerConfig> parse_tokenizer_config(std::string_view text, std::string_view file) {
+  std::string f(file);
+  auto json = parse_json(text, file, JsonLimits{64u << 20, 64});
+  if (!json) return json.error();
+  if (!json->is_object()) return malformed(f, "", "is not a JSON object");
+  TokenizerConfig t;
+  t.raw = std::move(json.value());
+  const Json& r = t.raw;
+  if (const Json* c = r.find("tokenizer_class"); c && c->is_string()) t.tokenizer_class = c->as_string();
+  t.bos_token = token_text(r.find("bos_token"));
+  t.eos_token = token_text(r.find("eos_token"));
+  t.pad_token = token_text(r.find("pad_token"));
+  t.unk_token = token_text(r.find("unk_token"));
+  if (const Json* v = r.find("add_bos_token"); v && v->is_bool()) t.add_bos_token = v->as_bool();
+  if (const Json* v = r.find("add_eos_token"); v && v->is_bool()) t.add_eos_token = v->as_bool();
+  if (const Json* v = r.find("model_max_length"); v && v->is_number()) {
+    // transformers writes int(1e30) when a tokenizer has no limit; treat anything past 2^53 so.
+    auto d = v->as_double();
+    if (d && *d >= 0 && *d < 9.0e15) t.model_max_length = static_cast<uint64_t>(*d);
+  }
+  if (const Json* v = r.find("padding_side"); v && v->is_string()) t.padding_side = v->as_string();
+  if (const Json* ct = r.find("chat_template")) {
+    if (ct->is_string()) {
+      t.has_chat_template = !ct->as_string().empty();
+    } else if (ct->is_array()) {
+      for (const Json& item : ct->items())
+        if (const Json* name = item.find("name"); name && name->is_string())
+          t.chat_template_names.push_back(name->as_string());
+      t.has_chat_template = !ct->items().empty();
+    }
+  }
+  if (const Json* added = r.find("added_tokens_decoder"); added && added->is_object())
+    t.added_tokens = added->members().size();
+  return t;
+}
+
+}  // namespace hfi

@@ -1,0 +1,42 @@
+// generation_config.json and tokenizer_config.json: the decoding and tokenizer defaults a user
+// inherits without asking. Only the fields that change behaviour are typed; the rest is kept raw.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/json.hpp"
+
+namespace hfi {
+
+struct GenerationConfig {
+  Json raw;
+  // Decoding fields present in the file, in file order (do_sample, temperature, top_p, ...).
+  std::vector<std::pair<std::string, Json>> decoding;
+  std::vector<int64_t> eos_token_ids;
+  std::optional<int64_t> bos_token_id;
+  std::optional<int64_t> pad_token_id;
+};
+
+Result<GenerationConfig> parse_generation_config(std::string_view text, std::string_view file);
+
+struct TokenizerConfig {
+  Json raw;
+  std::optional<std::string> tokenizer_class;
+  std::optional<std::string> bos_token, eos_token, pad_token, unk_token;
+  std::optional<bool> add_bos_token, add_eos_token;
+  std::optional<uint64_t> model_max_length;  // absent when the file says "unbounded" (1e30)
+  std::optional<std::string> padding_side;
+  bool has_chat_template = false;
+  std::vector<std::string> chat_template_names;  // named templates when the file holds a list
+  size_t added_tokens = 0;
+};
+
+Result<TokenizerConfig> parse_tokenizer_config(std::string_view text, std::string_view file);
+
+}  // namespace hfi

@@ -1,0 +1,155 @@
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "report/report.hpp"
+
+namespace hfi {
+namespace {
+
+// Config keys that never change the tensor layout or the per-token cost: bookkeeping written by
+// every transformers version. Anything else a spec does not read is reported as unknown.
+const std::set<std::string> kStructureIrrelevant = {
+    "_name_or_path", "architectures", "model_type", "torch_dtype", "dtype", "transformers_version",
+    "bos_token_id", "eos_token_id", "pad_token_id", "initializer_range", "use_cache", "rms_norm_eps",
+    "layer_norm_eps", "attention_dropout", "hidden_dropout", "dropout", "auto_map", "output_router_logits",
+    "router_aux_loss_coef", "aux_loss_alpha", "seq_aux", "pretraining_tp", "tie_word_embeddings",
+    "max_position_embeddings", "rope_theta", "rope_scaling", "rope_parameters", "hidden_act",
+    "quantization_config", "text_config", "vision_config", "audio_config", "is_llama_config",
+    "rope_interleaved", "ep_size", "norm_topk_prob", "routed_scaling_factor", "scoring_func", "topk_group",
+    "n_group", "topk_method", "initial_context_length", "swiglu_limit", "use_sliding_window",
+    "max_window_layers", "sliding_window", "layer_types", "mlp_only_layers", "decoder_sparse_step",
+    "qkv_bias", "attention_bias", "mlp_bias", "head_dim", "experts_per_token",
+};
+
+bool is_default_like(const Json& v) {
+  return v.is_null() || (v.is_bool() && !v.as_bool()) || (v.is_array() && v.items().empty()) ||
+         (v.is_object() && v.members().empty());
+}
+
+uint32_t torch_dtype_bytes(const ModelConfig* cfg) {
+  if (!cfg) return 2;
+  auto name = cfg->string({"torch_dtype", "dtype"});
+  if (!name) return 2;
+  return kv_dtype_bytes(*name).value_or(2);
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (const auto& p : parts)
+    if (!p.empty()) out += (out.empty() ? "" : sep) + p;
+  return out;
+}
+
+}  // namespace
+
+Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) {
+  Report r;
+  r.repo_id = options.repo_id;
+  r.revision = options.revision;
+  r.commit = snap.commit;
+  r.source_kind = snap.source_kind;
+  r.location = snap.location;
+  r.generation = snap.generation;
+  r.tokenizer = snap.tokenizer;
+  r.notes = snap.notes;
+  r.other_weight_files = snap.other_weight_files;
+  r.index_mismatches = snap.index_mismatches;
+  if (snap.index) r.index_total_size = snap.index->total_size;
+
+  const ModelConfig* cfg = snap.config ? &*snap.config : nullptr;
+  if (cfg) {
+    r.model_type = cfg->model_type();
+    r.text_model_type = cfg->text_model_type();
+    r.architectures = cfg->architectures();
+    for (const Json* level : {&cfg->text(), &cfg->root()})
+      if (const Json* q = level->find("quantization_config"); q && q->is_object())
+        if (const Json* m = q->find("quant_method"); m && m->is_string()) r.quant_method = m->as_string();
+    if (const SpecEntry* entry = find_spec(r.text_model_type)) {
+      auto spec = entry->build(*cfg);
+      if (!spec) return spec.error();
+      r.spec = std::move(spec.value());
+      r.family = r.spec->family;
+    } else {
+      r.notes.push_back("no architecture spec for model_type '" + r.text_model_type +
+                        "': totals come from the headers alone and nothing is matched");
+    }
+  } else {
+    r.notes.push_back("no config.json: the report is built from the safetensors headers alone");
+  }
+  const ArchModel* spec = r.spec ? &*r.spec : nullptr;
+
+  r.shard_count = snap.shards.size();
+  for (const auto& s : snap.shards) r.tensor_count += s.header.tensors.size();
+  r.storage = decode_storage(snap.shards);
+  r.params_source = snap.shards.empty() ? "none" : "safetensors";
+  if (snap.shards.empty()) {
+    r.notes.push_back(r.other_weight_files.empty()
+                          ? "no safetensors weights found: parameter totals are from the config formula only"
+                          : "weights are only in " + r.other_weight_files.front() +
+                                (r.other_weight_files.size() > 1 ? " and others" : "") +
+                                ", whose headers hfinspect does not read: parameter totals are from the config formula only");
+  }
+  r.reconcile = reconcile(spec, r.storage);
+  r.params = compute_params(spec, r.storage, r.reconcile);
+
+  uint32_t weight_bytes = torch_dtype_bytes(cfg);
+  if (spec) {
+    uint64_t total = 0;
+    std::map<uint32_t, unsigned __int128> active_parts;  // exact sum of params * k / E
+    for (const auto& t : spec->tensors) {
+      if (t.optional) continue;
+      total += t.params();
+      if (!t.mtp && t.role != Role::RoutingBias)
+        active_parts[t.active_den] += static_cast<unsigned __int128>(t.params()) * t.active_num;
+    }
+    r.formula_total = total;
+    uint64_t active = 0;
+    for (const auto& [den, sum] : active_parts) active += static_cast<uint64_t>(sum / den);
+    r.formula_active = active;
+    if (snap.shards.empty() && snap.index) r.index_reconcile = reconcile_index(*spec, *snap.index, weight_bytes);
+  }
+
+  uint32_t kv_bytes = weight_bytes;
+  r.kv_dtype = cfg ? cfg->string({"torch_dtype", "dtype"}).value_or("bfloat16") : "bfloat16";
+  if (options.kv_dtype) {
+    auto b = kv_dtype_bytes(*options.kv_dtype);
+    if (!b) return Error{ErrorKind::Usage, "--kv-dtype", "", "unknown dtype '" + *options.kv_dtype + "'",
+                         "use bf16, fp16, fp8 or fp32"};
+    kv_bytes = *b;
+    r.kv_dtype = *options.kv_dtype;
+  }
+  r.flops = compute_flops(spec, r.params, options.context);
+  r.kv = compute_kv_cache(spec, options.context, kv_bytes);
+  r.memory.weight_bytes = r.storage.stored_bytes;
+  r.memory.kv_bytes = r.kv.bytes_at_context;
+  r.memory.total_bytes = r.memory.weight_bytes + r.memory.kv_bytes;
+
+  if (spec) {
+    std::vector<std::string> parts{spec->attention_summary, spec->position_summary, spec->norm_summary,
+                                   spec->activation_summary,
+                                   spec->tied_embeddings ? "tied embeddings" : "untied embeddings",
+                                   spec->layer_summary};
+    r.summary = join(parts, "; ");
+  }
+
+  if (cfg && spec) {
+    const Json& level = cfg->text();
+    for (const Json* obj : {&level, &cfg->root()}) {
+      for (const auto& [key, value] : obj->members()) {
+        if (kStructureIrrelevant.count(key) || cfg->keys_read().count(key) || is_default_like(value)) continue;
+        if (std::any_of(r.unknown_fields.begin(), r.unknown_fields.end(),
+                        [&](const UnknownField& u) { return u.name == key; }))
+          continue;
+        if (obj == &cfg->root() && cfg->has_text_config() && key.size() > 7 &&
+            key.compare(key.size() - 7, 7, "_config") == 0)
+          continue;
+        r.unknown_fields.push_back({key, value});
+      }
+      if (!cfg->has_text_config()) break;
+    }
+  }
+  return r;
+}
+
+}  // namespace hfi

@@ -1,0 +1,44 @@
+#include "report/format.hpp"
+
+#include <cstdio>
+
+namespace hfi {
+
+std::string with_commas(uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  int n = 0;
+  for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
+    if (n && n % 3 == 0) out.insert(out.begin(), ',');
+    out.insert(out.begin(), *it);
+    ++n;
+  }
+  return out;
+}
+
+static std::string scaled(double v, const char* const* units, int count, double step) {
+  int i = 0;
+  while (v >= step && i + 1 < count) {
+    v /= step;
+    ++i;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, i == 0 ? "%.0f%s%s" : "%.2f%s%s", v, units[i][0] ? " " : "", units[i]);
+  return buf;
+}
+
+std::string short_count(uint64_t v) {
+  static const char* const units[] = {"", "K", "M", "B", "T"};
+  return scaled(static_cast<double>(v), units, 5, 1000.0);
+}
+
+std::string short_flops(uint64_t v) {
+  static const char* const units[] = {"", "K", "M", "G", "T", "P"};
+  return scaled(static_cast<double>(v), units, 6, 1000.0);
+}
+
+std::string short_bytes(uint64_t v) {
+  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  return scaled(static_cast<double>(v), units, 6, 1024.0);
+}
+
+}  // namespace hfi

@@ -1,0 +1,221 @@
+// The --json renderer. Keys are a contract with scripts (docs/json-schema.md); add keys freely,
+// rename only with a schema_version bump.
+#include "report/report.hpp"
+
+namespace hfi {
+namespace {
+
+struct Obj {
+  std::vector<Json::Member> members;
+  Obj& add(std::string key, Json value) {
+    members.emplace_back(std::move(key), std::move(value));
+    return *this;
+  }
+  Obj& add(std::string key, uint64_t v) { return add(std::move(key), Json::make_uint(v)); }
+  Obj& add(std::string key, const std::string& v) { return add(std::move(key), Json::make_string(v)); }
+  Obj& add(std::string key, const char* v) { return add(std::move(key), Json::make_string(v)); }
+  Obj& add(std::string key, bool v) { return add(std::move(key), Json::make_bool(v)); }
+  Obj& add_optional(std::string key, const std::optional<uint64_t>& v) {
+    return add(std::move(key), v ? Json::make_uint(*v) : Json());
+  }
+  Json done() { return Json::make_object(std::move(members)); }
+};
+
+Json strings(const std::vector<std::string>& v) {
+  std::vector<Json> items;
+  for (const auto& s : v) items.push_back(Json::make_string(s));
+  return Json::make_array(std::move(items));
+}
+
+Json shape(const std::vector<uint64_t>& v) {
+  std::vector<Json> items;
+  for (auto d : v) items.push_back(Json::make_uint(d));
+  return Json::make_array(std::move(items));
+}
+
+Json counts(const std::vector<std::pair<std::string, uint64_t>>& v) {
+  Obj o;
+  for (const auto& [k, n] : v) o.add(k, n);
+  return o.done();
+}
+
+Json groups(const std::vector<PatternGroup>& gs) {
+  std::vector<Json> items;
+  for (const auto& g : gs)
+    items.push_back(Obj().add("pattern", g.pattern).add("tensors", g.tensors).add("params", g.params).add("bytes", g.bytes).done());
+  return Json::make_array(std::move(items));
+}
+
+Json nullable_string(const std::optional<std::string>& s) { return s ? Json::make_string(*s) : Json(); }
+Json nullable_bool(const std::optional<bool>& b) { return b ? Json::make_bool(*b) : Json(); }
+
+Json layer_kind_counts(const ArchModel& spec) {
+  uint64_t full = 0, sliding = 0, chunked = 0, mla = 0;
+  for (const auto& a : spec.attention) {
+    if (a.kind == AttentionKind::Full) ++full;
+    if (a.kind == AttentionKind::Sliding) ++sliding;
+    if (a.kind == AttentionKind::Chunked) ++chunked;
+    if (a.kind == AttentionKind::Mla) ++mla;
+  }
+  return Obj().add("full", full).add("sliding", sliding).add("chunked", chunked).add("mla", mla).done();
+}
+
+}  // namespace
+
+std::string render_json(const Report& r) {
+  Obj root;
+  root.add("schema_version", static_cast<uint64_t>(r.schema_version));
+  root.add("repo", Obj()
+                       .add("id", r.repo_id)
+                       .add("revision", r.revision.empty() ? Json() : Json::make_string(r.revision))
+                       .add("commit", r.commit.empty() ? Json() : Json::make_string(r.commit))
+                       .add("source", r.source_kind)
+                       .add("location", r.location)
+                       .done());
+  Obj arch;
+  arch.add("model_type", r.model_type).add("text_model_type", r.text_model_type).add("architectures", strings(r.architectures));
+  arch.add("spec", r.family.empty() ? Json() : Json::make_string(r.family));
+  arch.add("summary", r.summary);
+  if (r.spec) {
+    arch.add("attention", r.spec->attention_summary)
+        .add("position", r.spec->position_summary)
+        .add("norm", r.spec->norm_summary)
+        .add("activation", r.spec->activation_summary)
+        .add("layers", r.spec->layer_summary)
+        .add("tied_embeddings", r.spec->tied_embeddings)
+        .add("attention_layers", layer_kind_counts(*r.spec));
+  }
+  root.add("architecture", arch.done());
+
+  const ParamBreakdown& p = r.params;
+  root.add("params", Obj()
+                         .add("total", p.total)
+                         .add("source", r.params_source)
+                         .add("stored_elements", p.stored_elements)
+                         .add("by_dtype", counts(p.by_dtype))
+                         .add("by_role", counts(p.by_role))
+                         .add("embedding", p.embedding)
+                         .add("lm_head", p.lm_head)
+                         .add("non_embedding", p.non_embedding)
+                         .add("active", p.active)
+                         .add("active_non_embedding", p.active_non_embedding)
+                         .add("active_without_input_embedding", p.active_without_input_embedding)
+                         .add("active_known", p.active_known)
+                         .add("active_notes", strings(p.active_notes))
+                         .add("mtp", p.mtp)
+                         .done());
+  root.add("formula", Obj().add_optional("total", r.formula_total).add_optional("active", r.formula_active).done());
+  root.add("flops_per_token", Obj()
+                                  .add("fixed", r.flops.fixed)
+                                  .add("attention", r.flops.attention)
+                                  .add("context", r.flops.context)
+                                  .done());
+  root.add("kv_cache", Obj()
+                           .add("bytes_per_token", r.kv.bytes_per_token)
+                           .add("bytes_at_context", r.kv.bytes_at_context)
+                           .add("context", r.kv.context)
+                           .add("bytes_per_element", static_cast<uint64_t>(r.kv.bytes_per_element))
+                           .add("dtype", r.kv_dtype)
+                           .add("attention_layers", static_cast<uint64_t>(r.kv.attention_layers))
+                           .add("windowed_layers", static_cast<uint64_t>(r.kv.windowed_layers))
+                           .add("mla_layers", static_cast<uint64_t>(r.kv.mla_layers))
+                           .done());
+  root.add("memory", Obj()
+                         .add("weight_bytes", r.memory.weight_bytes)
+                         .add("kv_bytes", r.memory.kv_bytes)
+                         .add("total_bytes", r.memory.total_bytes)
+                         .done());
+  root.add("files", Obj()
+                        .add("shards", static_cast<uint64_t>(r.shard_count))
+                        .add("tensors", static_cast<uint64_t>(r.tensor_count))
+                        .add("tensor_bytes", r.storage.stored_bytes)
+                        .add("file_bytes", r.storage.file_bytes)
+                        .add("scalar_tensors", r.storage.scalar_tensors)
+                        .add_optional("index_total_size", r.index_total_size)
+                        .add("other_weight_files", strings(r.other_weight_files))
+                        .done());
+
+  const Reconciliation& rc = r.reconcile;
+  std::vector<Json> missing, mismatches;
+  for (const auto& m : rc.missing)
+    missing.push_back(Obj().add("name", m.name).add("role", role_name(m.role)).add("params", m.params).done());
+  for (const auto& m : rc.shape_mismatches)
+    mismatches.push_back(Obj().add("name", m.name).add("expected", shape(m.expected)).add("actual", shape(m.actual)).done());
+  Obj rec;
+  rec.add("status", rc.status)
+      .add("matched", rc.matched_tensors)
+      .add("matched_params", rc.matched_params)
+      .add("unexplained_tensors", rc.unexplained_tensors)
+      .add("unexplained_params", rc.unexplained_params)
+      .add("unexplained", groups(rc.unexplained))
+      .add("unexplained_structures", groups(rc.unexplained_structures))
+      .add("missing", Json::make_array(std::move(missing)))
+      .add("absent_by_design", strings(rc.absent_by_design))
+      .add("shape_mismatches", Json::make_array(std::move(mismatches)))
+      .add("index_mismatches", strings(r.index_mismatches));
+  if (r.index_reconcile) {
+    const auto& ir = *r.index_reconcile;
+    rec.add("index_only", Obj()
+                              .add("expected_tensors", ir.expected_tensors)
+                              .add("listed_tensors", ir.listed_tensors)
+                              .add("missing", strings(ir.missing))
+                              .add("unexplained", groups(ir.unexplained))
+                              .add("expected_bytes", ir.expected_bytes)
+                              .add_optional("total_size", ir.total_size)
+                              .done());
+  }
+  root.add("reconcile", rec.done());
+
+  std::vector<Json> unknown;
+  for (const auto& u : r.unknown_fields) unknown.push_back(Obj().add("name", u.name).add("value", u.value).done());
+  root.add("unknown_fields", Json::make_array(std::move(unknown)));
+
+  if (r.generation) {
+    Obj decoding;
+    for (const auto& [k, v] : r.generation->decoding) decoding.add(k, v);
+    std::vector<Json> eos;
+    for (auto id : r.generation->eos_token_ids) eos.push_back(Json::make_int(id));
+    root.add("generation", Obj()
+                               .add("decoding", decoding.done())
+                               .add("eos_token_ids", Json::make_array(std::move(eos)))
+                               .add("bos_token_id", r.generation->bos_token_id ? Json::make_int(*r.generation->bos_token_id) : Json())
+                               .add("pad_token_id", r.generation->pad_token_id ? Json::make_int(*r.generation->pad_token_id) : Json())
+                               .done());
+  } else {
+    root.add("generation", Json());
+  }
+  if (r.tokenizer) {
+    const auto& t = *r.tokenizer;
+    root.add("tokenizer", Obj()
+                              .add("class", nullable_string(t.tokenizer_class))
+                              .add("bos_token", nullable_string(t.bos_token))
+                              .add("eos_token", nullable_string(t.eos_token))
+                              .add("pad_token", nullable_string(t.pad_token))
+                              .add("unk_token", nullable_string(t.unk_token))
+                              .add("add_bos_token", nullable_bool(t.add_bos_token))
+                              .add("add_eos_token", nullable_bool(t.add_eos_token))
+                              .add_optional("model_max_length", t.model_max_length)
+                              .add("padding_side", nullable_string(t.padding_side))
+                              .add("chat_template", t.has_chat_template)
+                              .add("chat_template_names", strings(t.chat_template_names))
+                              .add("added_tokens", static_cast<uint64_t>(t.added_tokens))
+                              .done());
+  } else {
+    root.add("tokenizer", Json());
+  }
+  if (r.quant_method || !r.storage.bookkeeping.empty()) {
+    uint64_t bookkeeping_bytes = 0;
+    for (const auto& b : r.storage.bookkeeping) bookkeeping_bytes += b.bytes;
+    root.add("quantization", Obj()
+                                 .add("method", nullable_string(r.quant_method))
+                                 .add("bookkeeping_tensors", static_cast<uint64_t>(r.storage.bookkeeping.size()))
+                                 .add("bookkeeping_bytes", bookkeeping_bytes)
+                                 .done());
+  } else {
+    root.add("quantization", Json());
+  }
+  root.add("notes", strings(r.notes));
+  return root.done().dump_pretty(2);
+}
+
+}  // namespace hfi

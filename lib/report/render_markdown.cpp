@@ -1,0 +1,46 @@
+// Markdown for pull-request comments: the same figures as the text report, as tables.
+#include "report/format.hpp"
+#include "report/report.hpp"
+
+namespace hfi {
+
+std::string render_markdown(const Report& r) {
+  std::string out;
+  std::string title = r.repo_id.empty() ? r.location : r.repo_id;
+  out += "### hfinspect: `" + title + "`\n\n";
+  if (!r.summary.empty()) out += "**" + r.model_type + "** — " + r.summary + "\n\n";
+  const ParamBreakdown& p = r.params;
+  out += "| figure | value |\n|---|---:|\n";
+  out += "| total parameters | " + with_commas(p.total) + " |\n";
+  out += "| active per token | " + with_commas(p.active) + (p.active_known ? "" : " (no spec)") + " |\n";
+  out += "| embedding | " + with_commas(p.embedding) + " |\n";
+  out += "| lm_head | " + with_commas(p.lm_head) + " |\n";
+  if (p.mtp) out += "| MTP | " + with_commas(p.mtp) + " |\n";
+  if (r.spec) {
+    out += "| fixed FLOPs / token | " + short_flops(r.flops.fixed) + " |\n";
+    out += "| attention FLOPs / token at " + with_commas(r.flops.context) + " | " + short_flops(r.flops.attention) + " |\n";
+    out += "| KV cache / token | " + with_commas(r.kv.bytes_per_token) + " B |\n";
+    out += "| KV cache at " + with_commas(r.kv.context) + " | " + short_bytes(r.kv.bytes_at_context) + " |\n";
+  }
+  out += "| weights | " + short_bytes(r.memory.weight_bytes) + " |\n\n";
+  out += "| role | params | share |\n|---|---:|---:|\n";
+  for (const auto& [role, n] : p.by_role) {
+    char share[16];
+    std::snprintf(share, sizeof share, "%.1f%%", p.total ? 100.0 * static_cast<double>(n) / static_cast<double>(p.total) : 0.0);
+    out += "| " + role + " | " + with_commas(n) + " | " + share + " |\n";
+  }
+  const Reconciliation& rc = r.reconcile;
+  out += "\n**Reconcile:** `" + rc.status + "`, " + with_commas(rc.matched_tensors) + " matched, " +
+         with_commas(rc.unexplained_tensors) + " unexplained\n";
+  if (!rc.unexplained.empty()) {
+    out += "\n| unexplained pattern | tensors | params |\n|---|---:|---:|\n";
+    for (const auto& g : rc.unexplained)
+      out += "| `" + g.pattern + "` | " + with_commas(g.tensors) + " | " + with_commas(g.params) + " |\n";
+  }
+  for (const auto& m : rc.missing) out += "- missing `" + m.name + "`\n";
+  for (const auto& m : rc.shape_mismatches) out += "- shape mismatch `" + m.name + "`\n";
+  for (const auto& u : r.unknown_fields) out += "- unknown field `" + u.name + "` = `" + u.value.dump() + "`\n";
+  return out;
+}
+
+}  // namespace hfi

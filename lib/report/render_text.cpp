@@ -1,0 +1,190 @@
+// The report people read in a terminal: aligned sections, a bar chart of where the parameters
+// live, colour only when asked (the CLI asks on a TTY without NO_COLOR).
+#include <algorithm>
+
+#include "report/format.hpp"
+#include "report/report.hpp"
+
+namespace hfi {
+namespace {
+
+struct Style {
+  bool color;
+  std::string bold(const std::string& s) const { return color ? "\033[1m" + s + "\033[0m" : s; }
+  std::string dim(const std::string& s) const { return color ? "\033[2m" + s + "\033[0m" : s; }
+  std::string warn(const std::string& s) const { return color ? "\033[33m" + s + "\033[0m" : s; }
+  std::string good(const std::string& s) const { return color ? "\033[32m" + s + "\033[0m" : s; }
+};
+
+std::string pad_right(std::string s, size_t width) {
+  // Width in code points, so the bar glyphs and θ do not skew the columns.
+  size_t cps = 0;
+  for (unsigned char c : s) cps += (c & 0xC0) != 0x80;
+  if (cps < width) s.append(width - cps, ' ');
+  return s;
+}
+
+std::string pad_left(const std::string& s, size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+
+std::string bar(uint64_t part, uint64_t whole, int width) {
+  if (whole == 0) return std::string(static_cast<size_t>(width), ' ');
+  double frac = static_cast<double>(part) / static_cast<double>(whole);
+  int eighths = static_cast<int>(frac * width * 8 + 0.5);
+  static const char* const partial[] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
+  std::string out;
+  for (int i = 0; i < eighths / 8; ++i) out += "█";
+  out += partial[eighths % 8];
+  int used = eighths / 8 + (eighths % 8 ? 1 : 0);
+  out.append(static_cast<size_t>(std::max(0, width - used)), ' ');
+  return out;
+}
+
+std::string percent(uint64_t part, uint64_t whole) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%5.1f%%", whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+  return buf;
+}
+
+std::string shape_text(const std::vector<uint64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+void line(std::string& out, const Style& st, const std::string& label, const std::string& value) {
+  out += st.bold(pad_right(label, 14)) + value + "\n";
+}
+
+}  // namespace
+
+std::string render_text(const Report& r, bool color) {
+  Style st{color};
+  std::string out;
+  std::string title = r.repo_id.empty() ? r.location : r.repo_id;
+  out += st.bold("hfinspect · " + title) + st.dim("  (" + r.source_kind + (r.commit.empty() ? "" : " @ " + r.commit.substr(0, 12)) + ")") + "\n\n";
+
+  std::string arch = r.model_type.empty() ? "unknown model_type" : r.model_type;
+  if (r.text_model_type != r.model_type && !r.text_model_type.empty()) arch += " (language model: " + r.text_model_type + ")";
+  if (!r.architectures.empty()) arch += " · " + r.architectures.front();
+  line(out, st, "Architecture", arch);
+  if (r.spec) {
+    for (const auto& piece : {r.spec->attention_summary, r.spec->position_summary,
+                              r.spec->norm_summary + ", " + r.spec->activation_summary + ", " +
+                                  (r.spec->tied_embeddings ? "tied embeddings" : "untied embeddings"),
+                              r.spec->layer_summary})
+      line(out, st, "", piece);
+  }
+  out += "\n";
+
+  const ParamBreakdown& p = r.params;
+  if (r.params_source == "safetensors") {
+    line(out, st, "Parameters", st.bold(with_commas(p.total)) + " (" + short_count(p.total) + ") from " +
+                                    std::to_string(r.shard_count) + " shard header" + (r.shard_count == 1 ? "" : "s") + ", " +
+                                    with_commas(r.tensor_count) + " tensors");
+    std::string dtypes;
+    for (const auto& [name, n] : p.by_dtype) dtypes += (dtypes.empty() ? "" : ", ") + name + " " + short_count(n);
+    line(out, st, "", "by dtype: " + dtypes);
+    if (p.stored_elements != p.total)
+      line(out, st, "", "stored elements " + with_commas(p.stored_elements) + " (packed values and scales, as naive counters see them)");
+    line(out, st, "", "embedding " + with_commas(p.embedding) + " · lm_head " + with_commas(p.lm_head) + " · non-embedding " +
+                          with_commas(p.non_embedding) + (p.mtp ? " · MTP " + with_commas(p.mtp) : ""));
+    line(out, st, "Active", with_commas(p.active) + " (" + short_count(p.active) + ") per token" +
+                                (p.active_known ? "" : st.warn(" (no spec: all counted)")));
+    line(out, st, "", "without input embedding " + with_commas(p.active_without_input_embedding) + " · non-embedding " +
+                          with_commas(p.active_non_embedding));
+    for (const auto& n : p.active_notes) line(out, st, "", st.dim(n));
+    out += "\n" + st.bold("Where the parameters live") + "\n";
+    for (const auto& [role, n] : p.by_role)
+      out += "  " + pad_right(role, 20) + pad_left(with_commas(n), 17) + "  " + bar(n, p.total, 24) + percent(n, p.total) + "\n";
+  } else if (r.formula_total) {
+    line(out, st, "Parameters", with_commas(*r.formula_total) + " (" + short_count(*r.formula_total) + ") from the config formula (no safetensors headers)");
+  }
+  if (r.formula_total && r.params_source == "safetensors" && *r.formula_total != r.reconcile.matched_params + 0)
+    line(out, st, "Formula", "config predicts " + with_commas(*r.formula_total) + "; the checkpoint's matched tensors hold " +
+                                 with_commas(r.reconcile.matched_params));
+  out += "\n";
+
+  if (r.spec) {
+    line(out, st, "Compute", short_flops(r.flops.fixed) + "FLOP/token fixed + " + short_flops(r.flops.attention) +
+                                 "FLOP/token attention at " + with_commas(r.flops.context) + " context");
+    line(out, st, "KV cache", with_commas(r.kv.bytes_per_token) + " B/token at " + std::to_string(r.kv.bytes_per_element) +
+                                  " B/element (" + r.kv_dtype + ") · " + short_bytes(r.kv.bytes_at_context) + " at " +
+                                  with_commas(r.kv.context) + " tokens");
+    std::string detail = std::to_string(r.kv.attention_layers) + " attention layers";
+    if (r.kv.windowed_layers) detail += ", " + std::to_string(r.kv.windowed_layers) + " windowed (capped at their window)";
+    if (r.kv.mla_layers) detail += ", MLA: compressed latent + RoPE key cached";
+    line(out, st, "", st.dim(detail));
+  }
+  line(out, st, "Memory", "weights " + short_bytes(r.memory.weight_bytes) +
+                              (r.spec ? " + KV " + short_bytes(r.memory.kv_bytes) + " = " + short_bytes(r.memory.total_bytes) +
+                                            " at " + with_commas(r.kv.context) + " tokens, batch 1"
+                                      : ""));
+  if (r.quant_method || !r.storage.bookkeeping.empty()) {
+    uint64_t bytes = 0;
+    for (const auto& b : r.storage.bookkeeping) bytes += b.bytes;
+    line(out, st, "Quantization", (r.quant_method ? *r.quant_method : std::string("none declared")) + " · " +
+                                      with_commas(r.storage.bookkeeping.size()) + " scale tensors, " + short_bytes(bytes));
+  }
+  out += "\n";
+
+  const Reconciliation& rc = r.reconcile;
+  std::string status = rc.status == "complete" ? st.good("complete") : st.warn(rc.status);
+  line(out, st, "Reconcile", status + ": " + with_commas(rc.matched_tensors) + " tensors matched the " +
+                                 (r.family.empty() ? "(no)" : r.family) + " spec, " + with_commas(rc.unexplained_tensors) +
+                                 " unexplained (" + with_commas(rc.unexplained_params) + " params)");
+  for (const auto& name : rc.absent_by_design) line(out, st, "", st.dim(name + " not stored: tied to the input embedding"));
+  for (const auto& m : rc.missing) line(out, st, "", st.warn("missing ") + m.name + " (" + role_name(m.role) + ", " + with_commas(m.params) + ")");
+  for (const auto& m : rc.shape_mismatches)
+    line(out, st, "", st.warn("shape ") + m.name + ": expected " + shape_text(m.expected) + ", found " + shape_text(m.actual));
+  if (!rc.unexplained_structures.empty()) {
+    line(out, st, "", "unexplained structures:");
+    for (const auto& g : rc.unexplained_structures)
+      out += "    " + pad_right(g.pattern, 52) + pad_left(with_commas(g.tensors), 7) + " tensors " + pad_left(with_commas(g.params), 15) + " params\n";
+    line(out, st, "", "unexplained patterns:");
+    size_t shown = 0;
+    for (const auto& g : rc.unexplained) {
+      if (++shown > 25) {
+        out += "    … " + std::to_string(rc.unexplained.size() - 25) + " more patterns (see --json)\n";
+        break;
+      }
+      out += "    " + pad_right(g.pattern, 64) + " ×" + pad_left(with_commas(g.tensors), 6) + pad_left(with_commas(g.params), 15) + "\n";
+    }
+  }
+  for (const auto& m : r.index_mismatches) line(out, st, "", st.warn("index ") + m);
+  if (!r.unknown_fields.empty()) {
+    std::string names;
+    for (const auto& u : r.unknown_fields) names += (names.empty() ? "" : ", ") + u.name + "=" + u.value.dump();
+    line(out, st, "Unknown fields", names);
+  }
+  out += "\n";
+
+  if (r.generation) {
+    std::string g;
+    for (const auto& [k, v] : r.generation->decoding) g += (g.empty() ? "" : ", ") + k + " " + v.dump();
+    if (!r.generation->eos_token_ids.empty()) {
+      std::string ids;
+      for (auto id : r.generation->eos_token_ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+      g += (g.empty() ? "" : ", ") + std::string("eos ") + ids;
+    }
+    line(out, st, "Generation", g.empty() ? "no decoding defaults" : g);
+  }
+  if (r.tokenizer) {
+    const auto& t = *r.tokenizer;
+    std::string s = t.tokenizer_class.value_or("tokenizer");
+    if (t.bos_token) s += ", bos " + *t.bos_token;
+    if (t.eos_token) s += ", eos " + *t.eos_token;
+    if (t.pad_token) s += ", pad " + *t.pad_token;
+    if (t.add_bos_token) s += std::string(", add_bos ") + (*t.add_bos_token ? "yes" : "no");
+    if (t.add_eos_token) s += std::string(", add_eos ") + (*t.add_eos_token ? "yes" : "no");
+    s += t.model_max_length ? ", max length " + with_commas(*t.model_max_length) : std::string(", no max length");
+    if (t.padding_side) s += ", pads " + *t.padding_side;
+    s += t.has_chat_template ? ", chat template" : ", no chat template";
+    line(out, st, "Tokenizer", s);
+  }
+  for (const auto& n : r.notes) line(out, st, "Note", n);
+  return out;
+}
+
+}  // namespace hfi

@@ -1,0 +1,72 @@
+// The one Report model every renderer reads. build_report() is the whole analysis pipeline:
+// snapshot -> spec -> storage decode -> reconcile -> metrics.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/metrics.hpp"
+#include "analysis/reconcile.hpp"
+#include "core/json.hpp"
+#include "source/snapshot.hpp"
+
+namespace hfi {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+struct ReportOptions {
+  std::string repo_id;               // as the user named it (or the directory)
+  std::string revision;
+  uint64_t context = 8192;           // --ctx
+  std::optional<std::string> kv_dtype;  // --kv-dtype; default: the config's torch_dtype
+};
+
+struct UnknownField {
+  std::string name;
+  Json value;
+};
+
+struct Report {
+  int schema_version = kReportSchemaVersion;
+  // repo
+  std::string repo_id, revision, commit, source_kind, location;
+  // architecture
+  std::string model_type, text_model_type, family;
+  std::vector<std::string> architectures;
+  std::string summary;  // one line
+  std::optional<ArchModel> spec;
+  // files
+  size_t shard_count = 0;
+  size_t tensor_count = 0;
+  StorageView storage;
+  std::vector<std::string> other_weight_files;
+  // analysis
+  std::string params_source;  // "safetensors" or "none"
+  ParamBreakdown params;
+  std::optional<uint64_t> formula_total, formula_active;
+  FlopsPerToken flops;
+  KvCache kv;
+  std::string kv_dtype;
+  MemoryEstimate memory;
+  Reconciliation reconcile;
+  std::optional<IndexReconciliation> index_reconcile;
+  std::optional<uint64_t> index_total_size;
+  std::vector<std::string> index_mismatches;
+  std::vector<UnknownField> unknown_fields;
+  std::optional<std::string> quant_method;  // quantization_config.quant_method
+  std::optional<GenerationConfig> generation;
+  std::optional<TokenizerConfig> tokenizer;
+  std::vector<std::string> notes;
+};
+
+Result<Report> build_report(const Snapshot& snapshot, const ReportOptions& options);
+
+// Renderers: deterministic, no trailing state. `color` only affects text.
+std::string render_text(const Report& report, bool color);
+std::string render_json(const Report& report);
+std::string render_markdown(const Report& report);
+
+}  // namespace hfi

@@ -1,0 +1,104 @@
+#include "source/hf_cache.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace hfi {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_commit_sha(const std::string& s) {
+  if (s.size() != 40) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+bool valid_repo_part(const std::string& s) {
+  if (s.empty() || s.size() > 96 || s == "." || s == "..") return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
+  return true;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  size_t start = 0;
+  while (start < s.size() && std::isspace(static_cast<unsigned char>(s[start]))) ++start;
+  return s.substr(start);
+}
+
+}  // namespace
+
+Result<RepoRef> parse_repo_ref(const std::string& text) {
+  std::string rest = text;
+  RepoRef ref{"", "main"};
+  for (std::string prefix : {"https://huggingface.co/", "http://huggingface.co/", "hf://", "huggingface.co/"}) {
+    if (rest.rfind(prefix, 0) == 0) {
+      rest = rest.substr(prefix.size());
+      // org/name/tree/<rev> or org/name/blob/<rev>/...
+      std::smatch m;
+      static const std::regex tree(R"(^([^/]+/[^/]+)/(?:tree|blob|resolve)/([^/]+).*$)");
+      if (std::regex_match(rest, m, tree)) {
+        rest = m[1].str() + "@" + m[2].str();
+      }
+      break;
+    }
+  }
+  if (auto at = rest.find('@'); at != std::string::npos) {
+    ref.revision = rest.substr(at + 1);
+    rest = rest.substr(0, at);
+    if (ref.revision.empty()) return Error{ErrorKind::Usage, text, "", "empty revision after '@'", {}};
+  }
+  while (!rest.empty() && rest.back() == '/') rest.pop_back();
+  auto slash = rest.find('/');
+  if (slash == std::string::npos || rest.find('/', slash + 1) != std::string::npos ||
+      !valid_repo_part(rest.substr(0, slash)) || !valid_repo_part(rest.substr(slash + 1)))
+    return Error{ErrorKind::Usage, text, "", "is neither a directory nor a repository id of the form org/name", {}};
+  ref.repo_id = rest;
+  return ref;
+}
+
+fs::path hub_cache_dir() {
+  if (const char* v = std::getenv("HF_HUB_CACHE"); v && *v) return v;
+  if (const char* v = std::getenv("HF_HOME"); v && *v) return fs::path(v) / "hub";
+  if (const char* v = std::getenv("XDG_CACHE_HOME"); v && *v) return fs::path(v) / "huggingface" / "hub";
+  const char* home = std::getenv("HOME");
+  return fs::path(home ? home : ".") / ".cache" / "huggingface" / "hub";
+}
+
+Result<CacheSnapshot> find_cache_snapshot(const fs::path& cache_dir, const RepoRef& ref) {
+  std::string folder = "models--";
+  for (char c : ref.repo_id) folder += (c == '/') ? std::string("--") : std::string(1, c);
+  fs::path repo_dir = cache_dir / folder;
+  std::error_code ec;
+  if (!fs::is_directory(repo_dir, ec))
+    return not_found(repo_dir.string(), ref.repo_id + " is not in the Hugging Face cache",
+                     "download it first, or point HF_HUB_CACHE / HF_HOME at the cache that holds it");
+  std::string commit = ref.revision;
+  if (!is_commit_sha(commit)) {
+    // Revisions may contain '/', e.g. refs/pr/1, stored as nested files under refs/.
+    if (ref.revision.find("..") != std::string::npos)
+      return Error{ErrorKind::Usage, ref.revision, "", "revision may not contain '..'", {}};
+    fs::path ref_file = repo_dir / "refs" / ref.revision;
+    std::ifstream in(ref_file);
+    if (!in)
+      return not_found(ref_file.string(), "revision '" + ref.revision + "' of " + ref.repo_id + " is not cached",
+                       "cached revisions are listed under " + (repo_dir / "refs").string());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    commit = trim(ss.str());
+    if (!is_commit_sha(commit))
+      return malformed(ref_file.string(), "", "does not hold a 40-hex commit sha");
+  }
+  fs::path snap = repo_dir / "snapshots" / commit;
+  if (!fs::is_directory(snap, ec))
+    return not_found(snap.string(), "snapshot " + commit + " of " + ref.repo_id + " is not cached");
+  return CacheSnapshot{snap, commit};
+}
+
+}  // namespace hfi

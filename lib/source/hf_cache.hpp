@@ -1,0 +1,32 @@
+// The standard Hugging Face cache layout: $HF_HUB_CACHE/models--org--name/{refs,snapshots,blobs}.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace hfi {
+
+struct RepoRef {
+  std::string repo_id;   // "org/name"
+  std::string revision;  // branch, tag or commit; "main" by default
+};
+
+// Parses "org/name", "org/name@rev" and https://huggingface.co/org/name[/tree/rev] URLs.
+Result<RepoRef> parse_repo_ref(const std::string& text);
+
+// The hub cache directory: HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub.
+std::filesystem::path hub_cache_dir();
+
+struct CacheSnapshot {
+  std::filesystem::path directory;  // .../snapshots/<commit>
+  std::string commit;
+};
+
+// Finds the snapshot of `ref` in the cache, offline: a 40-hex revision is used as is, anything else
+// goes through refs/<revision>. NotFound says what is missing and how to get it.
+Result<CacheSnapshot> find_cache_snapshot(const std::filesystem::path& cache_dir, const RepoRef& ref);
+
+}  // namespace hfi

@@ -1,0 +1,29 @@
+// A directory on disk holding a model's metadata files and .safetensors shards (only the headers
+// of the shards are read). Also used for Hugging Face cache snapshots, whose files are symlinks.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+
+#include "source/source.hpp"
+
+namespace hfi {
+
+class LocalSource final : public Source {
+ public:
+  LocalSource(std::filesystem::path root, std::string kind = "local", std::string commit = {});
+
+  std::string kind() const override { return kind_; }
+  std::string location() const override { return root_.string(); }
+  std::string commit() const override { return commit_; }
+  Result<std::vector<FileEntry>> list_files() override;
+  Result<std::optional<std::string>> read_file(const std::string& path, uint64_t max_bytes) override;
+  std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) override;
+
+ private:
+  std::filesystem::path root_;
+  std::string kind_;
+  std::string commit_;
+};
+
+}  // namespace hfi

@@ -1,0 +1,171 @@
+#include "source/snapshot.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <span>
+#include <unordered_map>
+
+namespace hfi {
+namespace {
+
+constexpr uint64_t kMaxConfigBytes = 16u << 20;
+constexpr uint64_t kMaxIndexBytes = 64u << 20;
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string parent_dir(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+std::span<const unsigned char> as_bytes(const std::string& s) {
+  return {reinterpret_cast<const unsigned char*>(s.data()), s.size()};
+}
+
+// Picks the index to follow: the root model.safetensors.index.json, else the shallowest other one.
+std::string choose_index(const std::vector<FileEntry>& files) {
+  std::string best;
+  for (const auto& f : files) {
+    if (!ends_with(f.path, ".safetensors.index.json")) continue;
+    if (f.path == "model.safetensors.index.json") return f.path;
+    auto depth = [](const std::string& p) { return std::count(p.begin(), p.end(), '/'); };
+    if (best.empty() || depth(f.path) < depth(best)) best = f.path;
+  }
+  return best;
+}
+
+// Without an index: every root-level .safetensors file, or those of the shallowest folder that
+// has any. Mistral repos ship consolidated.safetensors beside the HF shards; prefer the shards.
+std::vector<std::string> choose_unindexed_shards(const std::vector<FileEntry>& files, std::vector<std::string>& notes) {
+  std::map<std::string, std::vector<std::string>> by_dir;
+  for (const auto& f : files)
+    if (ends_with(f.path, ".safetensors")) by_dir[parent_dir(f.path)].push_back(f.path);
+  if (by_dir.empty()) return {};
+  auto chosen = by_dir.begin();
+  for (auto it = by_dir.begin(); it != by_dir.end(); ++it)
+    if (std::count(it->first.begin(), it->first.end(), '/') < std::count(chosen->first.begin(), chosen->first.end(), '/'))
+      chosen = it;
+  std::vector<std::string> shards = chosen->second;
+  if (shards.size() > 1) {
+    auto consolidated = std::remove_if(shards.begin(), shards.end(), [](const std::string& p) {
+      return p.find("consolidated") != std::string::npos;
+    });
+    if (consolidated != shards.end()) {
+      notes.push_back("skipped " + std::to_string(shards.end() - consolidated) +
+                      " consolidated*.safetensors file(s), which repeat the Hugging Face shards in another layout");
+      shards.erase(consolidated, shards.end());
+    }
+  }
+  if (!chosen->first.empty()) notes.push_back("weights found in subfolder " + chosen->first);
+  return shards;
+}
+
+template <class T, class Parse>
+Result<std::optional<T>> read_optional(Source& source, const std::string& path, uint64_t cap, Parse parse) {
+  auto bytes = source.read_file(path, cap);
+  if (!bytes) return bytes.error();
+  if (!bytes->has_value()) return std::optional<T>{};
+  auto parsed = parse(**bytes, path);
+  if (!parsed) return parsed.error();
+  return std::optional<T>(std::move(parsed.value()));
+}
+
+}  // namespace
+
+Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
+  Snapshot snap;
+  snap.source_kind = source.kind();
+  snap.location = source.location();
+  snap.commit = source.commit();
+  auto listing = source.list_files();
+  if (!listing) return listing.error();
+  std::unordered_map<std::string, uint64_t> sizes;
+  for (const auto& f : *listing) sizes[f.path] = f.size;
+
+  auto config = read_optional<ModelConfig>(source, "config.json", kMaxConfigBytes, ModelConfig::parse);
+  if (!config) return config.error();
+  snap.config = std::move(config.value());
+  auto generation = read_optional<GenerationConfig>(source, "generation_config.json", kMaxConfigBytes,
+                                                    parse_generation_config);
+  if (!generation) return generation.error();
+  snap.generation = std::move(generation.value());
+  auto tokenizer = read_optional<TokenizerConfig>(source, "tokenizer_config.json", kMaxIndexBytes, parse_tokenizer_config);
+  if (!tokenizer) return tokenizer.error();
+  snap.tokenizer = std::move(tokenizer.value());
+
+  std::vector<std::string> shard_paths;
+  snap.index_path = choose_index(*listing);
+  if (!snap.index_path.empty()) {
+    auto index = read_optional<SafetensorsIndex>(source, snap.index_path, kMaxIndexBytes, parse_safetensors_index);
+    if (!index) return index.error();
+    snap.index = std::move(index.value());
+    for (const auto& s : snap.index->shards) shard_paths.push_back(parent_dir(snap.index_path) + s);
+    for (const auto& t : snap.index->claimed_twice)
+      snap.notes.push_back("index lists tensor " + t + " more than once");
+  } else {
+    shard_paths = choose_unindexed_shards(*listing, snap.notes);
+  }
+  for (const auto& f : *listing)
+    if (ends_with(f.path, ".bin") || ends_with(f.path, ".gguf") || ends_with(f.path, ".pt") || ends_with(f.path, ".pth"))
+      snap.other_weight_files.push_back(f.path);
+
+  for (const auto& p : shard_paths)
+    if (!sizes.count(p))
+      return not_found(p, "is named by " + snap.index_path + " but is not in the repository");
+
+  // Round 1: one read per shard that covers typical headers; round 2 only for larger headers.
+  std::vector<RangeRequest> probes;
+  for (const auto& p : shard_paths) probes.push_back({p, 0, std::min(options.header_probe_bytes, sizes[p])});
+  auto first = source.read_ranges(probes);
+  std::vector<std::string> prefixes(shard_paths.size());
+  std::vector<RangeRequest> second;
+  std::vector<size_t> second_owner;
+  for (size_t i = 0; i < shard_paths.size(); ++i) {
+    if (!first[i]) return first[i].error();
+    prefixes[i] = std::move(first[i].value());
+    auto n = read_safetensors_header_length(as_bytes(prefixes[i]), shard_paths[i], sizes[shard_paths[i]]);
+    if (!n) return n.error();
+    if (prefixes[i].size() < 8 + *n) {
+      second.push_back({shard_paths[i], prefixes[i].size(), 8 + *n - prefixes[i].size()});
+      second_owner.push_back(i);
+    }
+  }
+  if (!second.empty()) {
+    auto rest = source.read_ranges(second);
+    for (size_t j = 0; j < second.size(); ++j) {
+      if (!rest[j]) return rest[j].error();
+      prefixes[second_owner[j]] += rest[j].value();
+    }
+  }
+  for (size_t i = 0; i < shard_paths.size(); ++i) {
+    auto header = parse_safetensors_header(as_bytes(prefixes[i]), shard_paths[i], sizes[shard_paths[i]]);
+    if (!header) return header.error();
+    std::string().swap(prefixes[i]);  // headers can be tens of MB; keep one copy, not two
+    snap.shards.push_back({shard_paths[i], std::move(header.value())});
+  }
+
+  if (snap.index) {
+    std::unordered_map<std::string, std::string> location;
+    for (const auto& s : snap.shards)
+      for (const auto& t : s.header.tensors) location[t.name] = s.path;
+    std::string base = parent_dir(snap.index_path);
+    std::set<std::string> listed;
+    for (const auto& [tensor, shard] : snap.index->weight_map) {
+      listed.insert(tensor);
+      auto it = location.find(tensor);
+      if (it == location.end())
+        snap.index_mismatches.push_back(tensor + ": listed in the index but in no shard header");
+      else if (it->second != base + shard)
+        snap.index_mismatches.push_back(tensor + ": index says " + shard + ", header of " + it->second + " holds it");
+    }
+    for (const auto& [tensor, shard] : location)
+      if (!listed.count(tensor)) snap.index_mismatches.push_back(tensor + ": in " + shard + " but not in the index");
+    std::sort(snap.index_mismatches.begin(), snap.index_mismatches.end());
+  }
+  return snap;
+}
+
+}  // namespace hfi

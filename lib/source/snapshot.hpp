@@ -1,0 +1,46 @@
+// Everything hfinspect reads about one model, gathered from a Source: the config files, the
+// index and one parsed header per safetensors shard.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "formats/model_config.hpp"
+#include "formats/safetensors_header.hpp"
+#include "formats/safetensors_index.hpp"
+#include "formats/side_configs.hpp"
+#include "source/source.hpp"
+
+namespace hfi {
+
+struct ShardHeader {
+  std::string path;
+  SafetensorsHeader header;
+};
+
+struct Snapshot {
+  std::string source_kind;
+  std::string location;
+  std::string commit;
+  std::optional<ModelConfig> config;
+  std::optional<GenerationConfig> generation;
+  std::optional<TokenizerConfig> tokenizer;
+  std::optional<SafetensorsIndex> index;
+  std::string index_path;
+  std::vector<ShardHeader> shards;
+  std::vector<std::string> other_weight_files;  // pytorch_model*.bin, *.gguf: present but not read
+  std::vector<std::string> notes;               // things worth telling the user about the files
+  // Index entries whose tensor is not in the shard it names (or in no header at all).
+  std::vector<std::string> index_mismatches;
+};
+
+struct LoadOptions {
+  // The first request for each shard asks for this many bytes; it covers most real headers.
+  uint64_t header_probe_bytes = 100'000 + 8;
+};
+
+Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options = {});
+
+}  // namespace hfi

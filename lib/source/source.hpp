@@ -1,0 +1,46 @@
+// Where a model's files come from. The analysis sees only this interface; a local directory, a
+// Hugging Face cache snapshot and (later) the Hub over HTTP all implement it. Batched range reads
+// let a network source issue every request of a round at once.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace hfi {
+
+struct FileEntry {
+  std::string path;  // relative to the repository root, '/'-separated
+  uint64_t size = 0;
+};
+
+struct RangeRequest {
+  std::string path;
+  uint64_t offset = 0;
+  uint64_t length = 0;  // bytes wanted; fewer come back at end of file
+};
+
+class Source {
+ public:
+  virtual ~Source() = default;
+
+  // "local", "hf-cache", "hub": how the report names where bytes came from.
+  virtual std::string kind() const = 0;
+  // Human-readable location (a directory, or a URL).
+  virtual std::string location() const = 0;
+  // Commit sha when the source knows it (cache snapshots, the Hub), else empty.
+  virtual std::string commit() const { return {}; }
+
+  virtual Result<std::vector<FileEntry>> list_files() = 0;
+
+  // Reads a whole small file; nullopt when the file does not exist. Fails past `max_bytes`.
+  virtual Result<std::optional<std::string>> read_file(const std::string& path, uint64_t max_bytes) = 0;
+
+  // Reads several byte ranges; one result per request, in order.
+  virtual std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) = 0;
+};
+
+}  // namespace hfi

@@ -1,0 +1,58 @@
+#include "support/fixture_repo.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace hfi::testing {
+
+namespace fs = std::filesystem;
+
+uint64_t max_data_offset(const std::string& text) {
+  // Deliberately independent of the parser under test: a plain scan for "data_offsets":[a,b].
+  static const std::string key = "\"data_offsets\":[";
+  uint64_t best = 0;
+  for (size_t pos = text.find(key); pos != std::string::npos; pos = text.find(key, pos + 1)) {
+    size_t comma = text.find(',', pos);
+    size_t close = text.find(']', pos);
+    if (comma == std::string::npos || close == std::string::npos) throw std::runtime_error("bad fixture header");
+    best = std::max<uint64_t>(best, std::stoull(text.substr(comma + 1, close - comma - 1)));
+  }
+  return best;
+}
+
+void write_sparse_safetensors(const fs::path& file, std::string header, uint64_t data_bytes) {
+  while (header.size() % 8 != 0) header += ' ';
+  uint64_t n = header.size();
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  for (int i = 0; i < 8; ++i) out.put(static_cast<char>((n >> (8 * i)) & 0xff));
+  out << header;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + file.string());
+  fs::resize_file(file, 8 + n + data_bytes);  // extends with a hole: no disk blocks for the data
+}
+
+size_t materialize_fixture(const fs::path& fixture, const fs::path& destination) {
+  fs::create_directories(destination);
+  size_t shards = 0;
+  const std::string suffix = ".header.json";
+  for (const auto& entry : fs::directory_iterator(fixture)) {
+    if (!entry.is_regular_file()) continue;
+    std::string name = entry.path().filename().string();
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      std::ifstream in(entry.path(), std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      std::string header = ss.str();
+      write_sparse_safetensors(destination / name.substr(0, name.size() - suffix.size()), header, max_data_offset(header));
+      ++shards;
+    } else {
+      fs::copy_file(entry.path(), destination / name, fs::copy_options::overwrite_existing);
+    }
+  }
+  return shards;
+}
+
+fs::path fixtures_dir() { return fs::path(HFINSPECT_FIXTURES_DIR); }
+
+}  // namespace hfi::testing

@@ -1,0 +1,25 @@
+// Turns a fixture folder (metadata files + one <shard>.header.json per shard) into a directory
+// that looks like a real download: every shard becomes a sparse .safetensors file with the
+// 8-byte length, the header padded to 8 bytes as writers do, and a hole as long as its data.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace hfi::testing {
+
+// Copies `fixture` into `destination` (created if needed) and returns the number of shards made.
+// Throws std::runtime_error on I/O problems: this is test scaffolding, not product code.
+size_t materialize_fixture(const std::filesystem::path& fixture, const std::filesystem::path& destination);
+
+// Writes one safetensors file from header JSON text; data is a hole of `data_bytes`.
+void write_sparse_safetensors(const std::filesystem::path& file, std::string header_json, uint64_t data_bytes);
+
+// The largest end offset named in a header's data_offsets, found by scanning the text.
+uint64_t max_data_offset(const std::string& header_json);
+
+// Root of the repository's fixtures/ folder (set by CMake).
+std::filesystem::path fixtures_dir();
+
+}  // namespace hfi::testing
