@@ -40,7 +40,9 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
     const ExpectedTensor* x = rec.expected_of[i] >= 0 ? &spec->tensors[static_cast<size_t>(rec.expected_of[i])] : nullptr;
     Role role = x ? x->role : guess_role(t.name);
     bool mtp = x && x->mtp;
-    by_role[x ? (mtp ? std::string("mtp") : role_name(role)) : std::string("unexplained")] += t.params;
+    std::string role_key = x ? (mtp ? std::string("mtp") : role_name(role))
+                             : role == Role::Other ? std::string("unexplained") : role_name(role) + std::string(" (inferred)");
+    by_role[role_key] += t.params;
     if (mtp) {
       p.mtp += t.params;
       continue;

@@ -226,6 +226,41 @@ Json convert(simdjson::dom::element e) {
   return Json();
 }
 
+// simdjson refuses integers wider than 64 bits, yet transformers writes int(1e30) for an unbounded
+// model_max_length. Rewrite such literals as doubles (append ".0") and parse again.
+std::string widen_big_integers(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 16);
+  bool in_string = false;
+  for (size_t i = 0; i < text.size();) {
+    char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      ++i;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      ++i;
+      continue;
+    }
+    if (c >= '0' && c <= '9') {
+      size_t start = i;
+      while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+      out.append(text.substr(start, i - start));
+      bool plain_integer = i >= text.size() || (text[i] != '.' && text[i] != 'e' && text[i] != 'E');
+      if (plain_integer && i - start > 19) out += ".0";
+      continue;
+    }
+    out += c;
+    ++i;
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<Json> parse_json(std::string_view text, std::string_view file, JsonLimits limits) {
@@ -239,6 +274,14 @@ Result<Json> parse_json(std::string_view text, std::string_view file, JsonLimits
   simdjson::padded_string padded(text);
   simdjson::dom::element root;
   auto err = parser.parse(padded).get(root);
+  std::string widened;
+  if (err == simdjson::NUMBER_ERROR || err == simdjson::NUMBER_OUT_OF_RANGE) {
+    widened = widen_big_integers(text);
+    if (parser.allocate(widened.size() + 1, limits.max_depth) != simdjson::SUCCESS)
+      return malformed(std::string(file), "", "cannot allocate a JSON parser for this document");
+    padded = simdjson::padded_string(widened);
+    err = parser.parse(padded).get(root);
+  }
   if (err) {
     std::string what = simdjson::error_message(err);
     if (err == simdjson::UTF8_ERROR) what = "invalid UTF-8";

@@ -87,7 +87,7 @@ std::string render_text(const Report& r, bool color) {
     for (const auto& [name, n] : p.by_dtype) dtypes += (dtypes.empty() ? "" : ", ") + name + " " + short_count(n);
     line(out, st, "", "by dtype: " + dtypes);
     if (p.stored_elements != p.total)
-      line(out, st, "", "stored elements " + with_commas(p.stored_elements) + " (packed values and scales, as naive counters see them)");
+      line(out, st, "", "stored elements " + with_commas(p.stored_elements) + " (as naive counters see them: packed values, scales and scalars counted as elements)");
     line(out, st, "", "embedding " + with_commas(p.embedding) + " · lm_head " + with_commas(p.lm_head) + " · non-embedding " +
                           with_commas(p.non_embedding) + (p.mtp ? " · MTP " + with_commas(p.mtp) : ""));
     line(out, st, "Active", with_commas(p.active) + " (" + short_count(p.active) + ") per token" +

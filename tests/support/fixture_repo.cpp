@@ -1,6 +1,7 @@
 #include "support/fixture_repo.hpp"
 
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -55,4 +56,16 @@ size_t materialize_fixture(const fs::path& fixture, const fs::path& destination)
 
 fs::path fixtures_dir() { return fs::path(HFINSPECT_FIXTURES_DIR); }
 
+}  // namespace hfi::testing
+
+namespace hfi::testing {
+std::filesystem::path materialized(const std::string& repo) {
+  static std::map<std::string, std::filesystem::path> done;
+  if (auto it = done.find(repo); it != done.end()) return it->second;
+  auto out = std::filesystem::path(HFINSPECT_TEST_WORK_DIR) / "fixtures" / repo;
+  std::filesystem::remove_all(out);
+  materialize_fixture(fixtures_dir() / repo, out);
+  done[repo] = out;
+  return out;
+}
 }  // namespace hfi::testing

@@ -23,3 +23,8 @@ uint64_t max_data_offset(const std::string& header_json);
 std::filesystem::path fixtures_dir();
 
 }  // namespace hfi::testing
+
+namespace hfi::testing {
+// A materialized copy of fixtures/<repo> under the build tree, made once per test run.
+std::filesystem::path materialized(const std::string& repo);
+}  // namespace hfi::testing

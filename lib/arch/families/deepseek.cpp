@@ -32,6 +32,8 @@ Result<ArchModel> deepseek(const ModelConfig& cfg, const char* family, bool v3) 
   MlaDims d{};
   d.hidden = r.need({"hidden_size"});
   d.heads = r.need({"num_attention_heads"});
+  // MLA caches one latent per token, not per-head keys; num_key_value_heads (= heads) is moot.
+  (void)r.get({"num_key_value_heads"}, d.heads);
   d.q_lora = r.get({"q_lora_rank"}, 0);
   d.kv_lora = r.need({"kv_lora_rank"});
   d.nope = r.need({"qk_nope_head_dim"});

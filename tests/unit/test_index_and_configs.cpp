@@ -1,0 +1,76 @@
+#include <catch2/catch.hpp>
+
+#include "formats/model_config.hpp"
+#include "formats/safetensors_index.hpp"
+#include "formats/side_configs.hpp"
+
+TEST_CASE("index: weight map, shards in order, total size, duplicate claims") {
+  std::string text = R"({"metadata":{"total_size":123,"total_parameters":60},
+    "weight_map":{"a":"model-00001-of-00002.safetensors","b":"model-00002-of-00002.safetensors",
+                  "c":"model-00001-of-00002.safetensors","a":"model-00002-of-00002.safetensors"}})";
+  auto r = hfi::parse_safetensors_index(text, "model.safetensors.index.json");
+  REQUIRE(r.ok());
+  CHECK(r->total_size == 123u);
+  CHECK(r->total_parameters == 60u);
+  CHECK(r->weight_map.size() == 3);
+  CHECK(r->shards == std::vector<std::string>{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"});
+  CHECK(r->claimed_twice == std::vector<std::string>{"a"});
+}
+
+TEST_CASE("index: hostile shard names are refused, naming the tensor") {
+  for (std::string bad : {"../../etc/passwd", "/abs/model.safetensors", "https://evil.example/x.safetensors",
+                          "a\\\\b.safetensors", "sub/../../x.safetensors", "ctl\\u0001.safetensors", ""}) {
+    INFO(bad);
+    std::string text = R"({"weight_map":{"w":")" + bad + R"("}})";
+    auto r = hfi::parse_safetensors_index(text, "model.safetensors.index.json");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().field == "weight_map.w");
+    CHECK(r.error().file == "model.safetensors.index.json");
+  }
+  auto ok = hfi::parse_safetensors_index(R"({"weight_map":{"w":"transformer/model.safetensors"}})", "i.json");
+  CHECK(ok.ok());
+}
+
+TEST_CASE("config: nested text_config wins, aliases, root fallback") {
+  std::string text = R"({"model_type":"gemma3","architectures":["Gemma3ForConditionalGeneration"],
+    "text_config":{"model_type":"gemma3_text","hidden_size":2560},"vocab_size":262208})";
+  auto cfg = hfi::ModelConfig::parse(text, "config.json");
+  REQUIRE(cfg.ok());
+  CHECK(cfg->model_type() == "gemma3");
+  CHECK(cfg->text_model_type() == "gemma3_text");
+  CHECK(cfg->integer({"n_embd", "hidden_size"}) == 2560);
+  CHECK(cfg->integer({"vocab_size"}) == 262208);
+  CHECK_FALSE(cfg->integer({"num_hidden_layers"}).has_value());
+  hfi::ModelConfig copy = *cfg;  // the nested pointer must follow the copy
+  CHECK(copy.integer({"hidden_size"}) == 2560);
+}
+
+TEST_CASE("generation config: eos as list or int, decoding keys in file order") {
+  auto g = hfi::parse_generation_config(R"({"bos_token_id":1,"eos_token_id":[2,7],"temperature":0.6,"do_sample":true})",
+                                        "generation_config.json");
+  REQUIRE(g.ok());
+  CHECK(g->eos_token_ids == std::vector<int64_t>{2, 7});
+  CHECK(g->bos_token_id == 1);
+  REQUIRE(g->decoding.size() == 2);
+  CHECK(g->decoding[0].first == "temperature");
+  auto bad = hfi::parse_generation_config(R"({"eos_token_id":"two"})", "generation_config.json");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().field == "eos_token_id");
+}
+
+TEST_CASE("tokenizer config: added-token objects, unbounded length, named templates") {
+  auto t = hfi::parse_tokenizer_config(
+      R"({"bos_token":{"content":"<s>","lstrip":false},"eos_token":"</s>","model_max_length":1000000000000000019884624838656,
+          "add_bos_token":true,"padding_side":"left","chat_template":[{"name":"default","template":"x"},{"name":"tool_use","template":"y"}],
+          "added_tokens_decoder":{"0":{"content":"<unk>"},"1":{"content":"<s>"}}})",
+      "tokenizer_config.json");
+  REQUIRE(t.ok());
+  CHECK(t->bos_token == "<s>");
+  CHECK(t->eos_token == "</s>");
+  CHECK_FALSE(t->model_max_length.has_value());
+  CHECK(t->add_bos_token == true);
+  CHECK(t->padding_side == "left");
+  CHECK(t->has_chat_template);
+  CHECK(t->chat_template_names == std::vector<std::string>{"default", "tool_use"});
+  CHECK(t->added_tokens == 2);
+}

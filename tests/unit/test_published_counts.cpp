@@ -1,0 +1,96 @@
+// Every figure here is published (../shared/hub/TRUTHS.md, model cards) or derived by hand in the
+// comment beside it; none comes from running hfinspect.
+#include <catch2/catch.hpp>
+
+#include "report/report.hpp"
+#include "source/local_source.hpp"
+#include "support/fixture_repo.hpp"
+
+namespace {
+
+hfi::Report inspect(const std::string& repo, uint64_t context = 8192) {
+  hfi::LocalSource source(hfi::testing::materialized(repo));
+  auto snap = hfi::load_snapshot(source);
+  REQUIRE(snap.ok());
+  hfi::ReportOptions options;
+  options.repo_id = repo;
+  options.context = context;
+  auto report = hfi::build_report(*snap, options);
+  REQUIRE(report.ok());
+  return std::move(report.value());
+}
+
+}  // namespace
+
+TEST_CASE("Llama-3.1-8B: Hub total, KV and FLOPs") {
+  auto r = inspect("meta-llama/Llama-3.1-8B");
+  CHECK(r.params.total == 8'030'261'248);  // HUB
+  CHECK(r.reconcile.status == "complete");
+  // 2 (K,V) x 32 layers x 8 kv heads x 128 dims x 2 bytes
+  CHECK(r.kv.bytes_per_token == 131'072);
+  // fixed: 2 x (8,030,261,248 - 128,256 x 4,096 input embedding) = 15,009,849,344 ~ 15.01 G
+  CHECK(r.flops.fixed == 15'009'849'344);
+  // attention at 8192: 2 x 32 heads x (128 + 128) x 8192 x 32 layers = 4,294,967,296 ~ 4.29 G
+  CHECK(r.flops.attention == 4'294'967'296);
+  CHECK(r.params.embedding == 128'256ull * 4'096);
+}
+
+TEST_CASE("Llama-2-7b and SmolLM2-135M: loaded-model counts") {
+  CHECK(inspect("meta-llama/Llama-2-7b-hf").params.total == 6'738'415'616);
+  auto smol = inspect("HuggingFaceTB/SmolLM2-135M");
+  CHECK(smol.params.total == 134'515'008);
+  CHECK(smol.reconcile.status == "complete");
+  REQUIRE(smol.reconcile.absent_by_design.size() == 1);  // tied lm_head is not stored
+  CHECK(smol.reconcile.absent_by_design[0] == "lm_head.weight");
+}
+
+TEST_CASE("Qwen3-30B-A3B: total and active") {
+  auto r = inspect("Qwen/Qwen3-30B-A3B");
+  CHECK(r.params.total == 30'532'122'624);  // HUB; INDEX 61,064,245,248 B / 2
+  CHECK(r.params.active == 3'353'032'704);
+  CHECK(r.reconcile.status == "complete");
+  CHECK(r.index_total_size == 61'064'245'248u);
+  CHECK(r.storage.stored_bytes == 61'064'245'248u);
+  CHECK(r.index_mismatches.empty());
+}
+
+TEST_CASE("DeepSeek-V3: main + MTP, active, MLA KV cache") {
+  auto r = inspect("deepseek-ai/DeepSeek-V3");
+  CHECK(r.params.total == 684'489'845'504);  // HUB = 671,026,419,200 + 13,463,426,304
+  CHECK(r.params.mtp == 13'463'426'304);
+  CHECK(r.params.total - r.params.mtp == 671'026'419'200);
+  CHECK(r.params.active == 37'552'282'624);
+  // (kv_lora_rank 512 + rope 64) x 61 layers x 2 bytes
+  CHECK(r.kv.bytes_per_token == 70'272);
+  CHECK(r.reconcile.status == "complete");
+  CHECK(r.shard_count == 163);
+}
+
+TEST_CASE("gpt-oss-20b: MXFP4 experts counted as logical weights") {
+  auto r = inspect("openai/gpt-oss-20b");
+  CHECK(r.params.total == 20'914'757'184);  // HUB
+  CHECK(r.params.active_without_input_embedding == 3'608'307'264);
+  CHECK(r.reconcile.status == "complete");
+  // 12 sliding layers capped at 128 tokens + 12 full layers: 2 x 8 x 64 x 2 bytes = 2,048 B per layer-token
+  CHECK(r.kv.bytes_per_token == 24 * 2'048);
+  CHECK(r.kv.windowed_layers == 12);
+  auto at_8k = r.kv.bytes_at_context;
+  CHECK(at_8k == 12ull * 2'048 * 8'192 + 12ull * 2'048 * 128);
+}
+
+TEST_CASE("Gemma 4 E2B: exact total with no spec, structures named, parts add up") {
+  auto r = inspect("google/gemma-4-E2B-it");
+  CHECK(r.params.total == 5'123'178'051);  // HUB
+  CHECK(r.storage.file_bytes == 10'246'621'918u);  // published size of model.safetensors
+  uint64_t explained = r.reconcile.matched_params;
+  CHECK(explained + r.reconcile.unexplained_params == r.params.total);
+  auto has = [&](const std::string& prefix) {
+    for (const auto& g : r.reconcile.unexplained_structures)
+      if (g.pattern == prefix) return g.params;
+    return uint64_t{0};
+  };
+  // 262,144 vocab x (35 layers x 256 per-layer width) = 2,348,810,240
+  CHECK(has("model.language_model.embed_tokens_per_layer") == 2'348'810'240u);
+  CHECK(has("model.audio_tower.layers") > 0);
+  CHECK(has("model.vision_tower.encoder") > 0);
+}
