@@ -136,7 +136,9 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
   if (cfg && spec) {
     const Json& level = cfg->text();
     for (const Json* obj : {&level, &cfg->root()}) {
-      for (const auto& [key, value] : obj->members()) {
+      for (const auto& member : obj->members()) {
+        const std::string& key = member.first;
+        const Json& value = member.second;
         if (kStructureIrrelevant.count(key) || cfg->keys_read().count(key) || is_default_like(value)) continue;
         if (std::any_of(r.unknown_fields.begin(), r.unknown_fields.end(),
                         [&](const UnknownField& u) { return u.name == key; }))

@@ -1,0 +1,146 @@
+// Runs the real hfinspect binary: exit codes, error messages, local and offline-cache sources.
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/bytes.hpp"
+#include "support/fixture_repo.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Run run(const std::string& args, const std::string& env = "") {
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "cli";
+  fs::create_directories(dir);
+  std::string cmd = env + " " + std::string(HFINSPECT_BINARY) + " " + args + " >" + (dir / "out").string() + " 2>" +
+                    (dir / "err").string() + " </dev/null";
+  int status = std::system(cmd.c_str());
+  Run r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(dir / "out");
+  r.err = slurp(dir / "err");
+  return r;
+}
+
+// A model directory with Llama-3.1-8B's config and one shard holding `shard_bytes`.
+fs::path hostile_repo(const std::string& name, const std::string& shard_bytes, const std::string& file = "model.safetensors") {
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "hostile" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B/config.json", dir / "config.json");
+  std::ofstream(dir / file, std::ios::binary) << shard_bytes;
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("hostile files end with exit code 5 and name the file and the field") {
+  using hfi::testing::safetensors_prefix;
+  using hfi::testing::with_length;
+  struct Case {
+    const char* name;
+    std::string bytes;
+    const char* expect;
+  };
+  std::vector<Case> cases = {
+      {"huge-length", with_length(uint64_t{1} << 62, "{}"), "header length"},
+      {"truncated", with_length(4096, R"({"a":{"dtype":"F32")"), "header length"},
+      {"bad-utf8", safetensors_prefix("{\"\xc3\x28\":{}}"), "UTF-8"},
+      {"bad-json", safetensors_prefix("{\"a\":}"), "not valid JSON"},
+      {"overlap", safetensors_prefix(R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[4],"data_offsets":[2,6]}})") + "123456",
+       "b.data_offsets"},
+      {"overflow", safetensors_prefix(R"({"a":{"dtype":"U8","shape":[18446744073709551615,2],"data_offsets":[0,4]}})") + "1234",
+       "a.shape"},
+      {"unknown-dtype", safetensors_prefix(R"({"a":{"dtype":"Q8_0","shape":[4],"data_offsets":[0,4]}})") + "1234", "a.dtype"},
+      {"tiny", "abc", "header length"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.name);
+    auto dir = hostile_repo(c.name, c.bytes);
+    auto r = run(dir.string());
+    CHECK(r.code == 5);
+    CHECK_THAT(r.err, Catch::Contains("model.safetensors") && Catch::Contains(c.expect));
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("hostile shard names in the index end with exit code 5") {
+  auto dir = hostile_repo("evil-index", "");
+  fs::remove(dir / "model.safetensors");
+  std::ofstream(dir / "model.safetensors.index.json") << R"({"weight_map":{"lm_head.weight":"../../../etc/passwd"}})";
+  auto r = run(dir.string());
+  CHECK(r.code == 5);
+  CHECK_THAT(r.err, Catch::Contains("model.safetensors.index.json") && Catch::Contains("weight_map.lm_head.weight"));
+}
+
+TEST_CASE("usage and not-found exit codes") {
+  CHECK(run("").code == 2);
+  CHECK(run("--ctx 0 x/y").code == 2);
+  CHECK(run("not-a-repo-id").code == 2);
+  auto missing = run("nobody/nothing --offline", "HF_HUB_CACHE=" + (fs::path(HFINSPECT_TEST_WORK_DIR) / "empty-cache").string());
+  CHECK(missing.code == 3);
+  CHECK_THAT(missing.err, Catch::Contains("not in the Hugging Face cache"));
+}
+
+TEST_CASE("a Hugging Face cache snapshot gives the same report as the directory") {
+  // Lay out models--org--name/{refs/main, snapshots/<sha>/...} with blobs behind symlinks.
+  fs::path cache = fs::path(HFINSPECT_TEST_WORK_DIR) / "hf-cache";
+  fs::remove_all(cache);
+  std::string sha = "0123456789abcdef0123456789abcdef01234567";
+  fs::path repo = cache / "models--HuggingFaceTB--SmolLM2-135M";
+  fs::path snap = repo / "snapshots" / sha;
+  fs::create_directories(snap);
+  fs::create_directories(repo / "refs");
+  std::ofstream(repo / "refs" / "main") << sha;  // written without a newline, as huggingface_hub does
+  fs::path src = hfi::testing::materialized("HuggingFaceTB/SmolLM2-135M");
+  fs::create_directories(repo / "blobs");
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(src)) {
+    std::string blob = "blob" + std::to_string(n++);
+    fs::copy_file(e.path(), repo / "blobs" / blob);
+    fs::create_symlink(fs::path("../../blobs") / blob, snap / e.path().filename());
+  }
+  auto from_cache = run("HuggingFaceTB/SmolLM2-135M --offline --json", "HF_HUB_CACHE=" + cache.string());
+  REQUIRE(from_cache.code == 0);
+  CHECK_THAT(from_cache.out, Catch::Contains("\"commit\": \"" + sha + "\""));
+  CHECK_THAT(from_cache.out, Catch::Contains("\"total\": 134515008"));
+  auto by_revision = run("HuggingFaceTB/SmolLM2-135M@" + sha + " --json", "HF_HUB_OFFLINE=1 HF_HUB_CACHE=" + cache.string());
+  CHECK(by_revision.code == 0);
+  auto unknown_rev = run("HuggingFaceTB/SmolLM2-135M@v9 --offline", "HF_HUB_CACHE=" + cache.string());
+  CHECK(unknown_rev.code == 3);
+  CHECK_THAT(unknown_rev.err, Catch::Contains("revision 'v9'"));
+}
+
+TEST_CASE("reports are deterministic and JSON goes to stdout alone") {
+  auto dir = hfi::testing::materialized("openai/gpt-oss-20b").string();
+  auto a = run(dir + " --json");
+  auto b = run(dir + " --json");
+  REQUIRE(a.code == 0);
+  CHECK(a.out == b.out);
+  CHECK(a.err.empty());
+  CHECK_THAT(a.out, Catch::StartsWith("{\n  \"schema_version\": 1,"));
+  auto text = run(dir);
+  CHECK(text.code == 0);
+  CHECK(text.out.find("\033[") == std::string::npos);  // not a TTY: no colour
+  auto colored = run(dir + " --color always");
+  CHECK(colored.out.find("\033[") != std::string::npos);
+  auto md = run(dir + " --markdown");
+  CHECK_THAT(md.out, Catch::StartsWith("### hfinspect"));
+}
