@@ -144,7 +144,10 @@ IndexReconciliation reconcile_index(const ArchModel& expected, const Safetensors
   r.expected_tensors = expected.tensors.size();
   for (const auto& m : named.missing) r.missing.push_back(m.name);
   r.unexplained = named.unexplained;
-  for (const auto& t : expected.tensors) r.expected_bytes += t.params() * bytes_per_param;
+  std::unordered_map<std::string, bool> listed;
+  for (const auto& [tensor, shard] : index.weight_map) listed[tensor] = true;
+  for (const auto& t : expected.tensors)
+    if (!t.optional || listed.count(map_name(t.name, named))) r.expected_bytes += t.params() * bytes_per_param;
   return r;
 }
 

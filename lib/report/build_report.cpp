@@ -83,7 +83,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
   for (const auto& s : snap.shards) r.tensor_count += s.header.tensors.size();
   r.storage = decode_storage(snap.shards);
   r.params_source = snap.shards.empty() ? "none" : "safetensors";
-  if (snap.shards.empty()) {
+  if (snap.shards.empty() && !snap.index) {
     r.notes.push_back(r.other_weight_files.empty()
                           ? "no safetensors weights found: parameter totals are from the config formula only"
                           : "weights are only in " + r.other_weight_files.front() +
@@ -108,6 +108,25 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
     for (const auto& [den, sum] : active_parts) active += static_cast<uint64_t>(sum / den);
     r.formula_active = active;
     if (snap.shards.empty() && snap.index) r.index_reconcile = reconcile_index(*spec, *snap.index, weight_bytes);
+    if (snap.shards.empty()) {
+      // No headers to count: the config formula is the best figure there is, and says so.
+      r.params_source = "formula";
+      ParamBreakdown& p = r.params;
+      p.total = total;
+      p.active = active;
+      for (const auto& t : spec->tensors) {
+        if (t.optional) continue;
+        if (t.mtp) p.mtp += t.params();
+        else if (t.role == Role::Embedding || t.role == Role::PerLayerEmbedding) p.embedding += t.params();
+        else if (t.role == Role::LmHead) p.lm_head += t.params();
+      }
+      p.non_embedding = p.total - p.embedding - p.lm_head;
+      p.active_without_input_embedding = p.active - p.embedding;
+      p.active_non_embedding = p.active_without_input_embedding - p.lm_head;
+      p.active_known = true;
+      r.reconcile = Reconciliation{};
+      r.reconcile.status = r.index_reconcile ? "names-only" : "no-weights";
+    }
   }
 
   uint32_t kv_bytes = weight_bytes;
@@ -121,7 +140,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
   }
   r.flops = compute_flops(spec, r.params, options.context);
   r.kv = compute_kv_cache(spec, options.context, kv_bytes);
-  r.memory.weight_bytes = r.storage.stored_bytes;
+  r.memory.weight_bytes = snap.shards.empty() && r.index_total_size ? *r.index_total_size : r.storage.stored_bytes;
   r.memory.kv_bytes = r.kv.bytes_at_context;
   r.memory.total_bytes = r.memory.weight_bytes + r.memory.kv_bytes;
 

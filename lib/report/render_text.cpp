@@ -131,7 +131,7 @@ std::string render_text(const Report& r, bool color) {
 
   const Reconciliation& rc = r.reconcile;
   std::string status = rc.status == "complete" ? st.good("complete") : st.warn(rc.status);
-  line(out, st, "Reconcile", status + ": " + with_commas(rc.matched_tensors) + " tensors matched the " +
+  if (r.params_source == "safetensors") line(out, st, "Reconcile", status + ": " + with_commas(rc.matched_tensors) + " tensors matched the " +
                                  (r.family.empty() ? "(no)" : r.family) + " spec, " + with_commas(rc.unexplained_tensors) +
                                  " unexplained (" + with_commas(rc.unexplained_params) + " params)");
   for (const auto& name : rc.absent_by_design) line(out, st, "", st.dim(name + " not stored: tied to the input embedding"));
@@ -152,7 +152,23 @@ std::string render_text(const Report& r, bool color) {
       out += "    " + pad_right(g.pattern, 64) + " ×" + pad_left(with_commas(g.tensors), 6) + pad_left(with_commas(g.params), 15) + "\n";
     }
   }
-  for (const auto& m : r.index_mismatches) line(out, st, "", st.warn("index ") + m);
+  for (size_t i = 0; i < r.index_mismatches.size() && i < 20; ++i) line(out, st, "", st.warn("index ") + r.index_mismatches[i]);
+  if (r.index_mismatches.size() > 20)
+    line(out, st, "", "… " + with_commas(r.index_mismatches.size() - 20) + " more index mismatches (see --json)");
+  if (r.index_reconcile) {
+    const auto& ir = *r.index_reconcile;
+    line(out, st, "Index check", with_commas(ir.listed_tensors) + " tensors listed, " + with_commas(ir.expected_tensors) +
+                                     " expected; " + with_commas(ir.missing.size()) + " missing, " +
+                                     with_commas(ir.unexplained.size()) + " unexplained patterns");
+    if (ir.total_size)
+      line(out, st, "", "total_size " + with_commas(*ir.total_size) + " B vs " + with_commas(ir.expected_bytes) +
+                            " B expected at the config's dtype" +
+                            (*ir.total_size == ir.expected_bytes ? st.good(" (equal)") : st.warn(" (differ)")));
+    size_t shown = 0;
+    for (const auto& m : ir.missing)
+      if (++shown <= 10) line(out, st, "", st.warn("missing ") + m);
+    for (const auto& g : ir.unexplained) line(out, st, "", st.warn("unexplained ") + g.pattern + " ×" + std::to_string(g.tensors));
+  }
   if (!r.unknown_fields.empty()) {
     std::string names;
     for (const auto& u : r.unknown_fields) names += (names.empty() ? "" : ", ") + u.name + "=" + u.value.dump();

@@ -112,6 +112,13 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
     if (ends_with(f.path, ".bin") || ends_with(f.path, ".gguf") || ends_with(f.path, ".pt") || ends_with(f.path, ".pth"))
       snap.other_weight_files.push_back(f.path);
 
+  size_t present = std::count_if(shard_paths.begin(), shard_paths.end(), [&](const std::string& p) { return sizes.count(p) > 0; });
+  if (snap.index && present == 0 && !shard_paths.empty()) {
+    // Metadata-only folder (config + index, no weights): reconcile by names against the index.
+    snap.notes.push_back("none of the " + std::to_string(shard_paths.size()) + " shards named by " + snap.index_path +
+                         " is present: tensor names are checked against the index, sizes against its total_size");
+    shard_paths.clear();
+  }
   for (const auto& p : shard_paths)
     if (!sizes.count(p))
       return not_found(p, "is named by " + snap.index_path + " but is not in the repository");
@@ -147,7 +154,7 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
     snap.shards.push_back({shard_paths[i], std::move(header.value())});
   }
 
-  if (snap.index) {
+  if (snap.index && !snap.shards.empty()) {
     std::unordered_map<std::string, std::string> location;
     for (const auto& s : snap.shards)
       for (const auto& t : s.header.tensors) location[t.name] = s.path;
