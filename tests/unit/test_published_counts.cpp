@@ -136,3 +136,14 @@ TEST_CASE("index-only fixtures: expected bytes equal the published total_size") 
     CHECK(r->params.total * 2 == c.total_size);  // bf16 checkpoints
   }
 }
+
+TEST_CASE("config-only: the qwen2 formula reproduces Qwen2.5-0.5B's loaded-model count") {
+  hfi::LocalSource source(hfi::testing::fixtures_dir() / "Qwen/Qwen2.5-0.5B");
+  auto snap = hfi::load_snapshot(source);
+  REQUIRE(snap.ok());
+  auto r = hfi::build_report(*snap, hfi::ReportOptions{});
+  REQUIRE(r.ok());
+  CHECK(r->params_source == "formula");
+  CHECK(r->params.total == 494'032'768);  // printed by a loaded model (TRUTHS.md); tied head, q/k/v biases
+  CHECK(r->reconcile.status == "no-weights");
+}
