@@ -88,6 +88,20 @@ void add_swiglu(ArchModel& m, const std::string& p, int layer, uint64_t hidden, 
   }
 }
 
+void add_attention_sublayer(ArchModel& m, const std::string& p, int layer, const AttentionDims& d) {
+  add(m, p + "input_layernorm.weight", {d.hidden}, Role::Norm, layer);
+  add(m, p + "post_attention_layernorm.weight", {d.hidden}, Role::Norm, layer);
+  add_gqa_attention(m, p + "self_attn.", layer, d);
+}
+
+void finish_llama_like(ArchModel& m, const ConfigReader& r, uint64_t layers, const AttentionDims& d) {
+  add_attention_layers(m, r, layers, d);
+  m.attention_summary = describe_attention(d);
+  m.position_summary = describe_rope(r);
+  m.norm_summary = "RMSNorm";
+  m.activation_summary = describe_activation(r, true);
+}
+
 void mark_routed(ArchModel& m, size_t first, uint32_t top_k, uint32_t experts) {
   for (size_t i = first; i < m.tensors.size(); ++i) {
     m.tensors[i].active_num = top_k;

@@ -44,6 +44,10 @@ void add_gqa_attention(ArchModel& m, const std::string& prefix, int layer, const
 // gate_proj / up_proj / down_proj under `prefix` (which ends with '.').
 void add_swiglu(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter, Role role,
                 bool bias = false);
+// The pre-attention and post-attention RMSNorms plus self_attn.{q,k,v,o}_proj of one layer.
+void add_attention_sublayer(ArchModel& m, const std::string& layer_prefix, int layer, const AttentionDims& d);
+// Attention layout and the summary lines every Llama-like decoder shares.
+void finish_llama_like(ArchModel& m, const ConfigReader& r, uint64_t layers, const AttentionDims& d);
 // Marks every tensor added since `first` as used by k of E tokens' experts.
 void mark_routed(ArchModel& m, size_t first, uint32_t top_k, uint32_t experts);
 

@@ -36,16 +36,10 @@ Result<ArchModel> dense_decoder(const ModelConfig& cfg, const char* family, bool
   for (uint64_t i = 0; i < layers; ++i) {
     int l = static_cast<int>(i);
     std::string p = "model.layers." + std::to_string(i) + ".";
-    add(m, p + "input_layernorm.weight", {d.hidden}, Role::Norm, l);
-    add(m, p + "post_attention_layernorm.weight", {d.hidden}, Role::Norm, l);
-    add_gqa_attention(m, p + "self_attn.", l, d);
+    add_attention_sublayer(m, p, l, d);
     add_swiglu(m, p + "mlp.", l, d.hidden, inter, Role::Mlp, mlp_bias);
   }
-  add_attention_layers(m, r, layers, d);
-  m.attention_summary = describe_attention(d);
-  m.position_summary = describe_rope(r);
-  m.norm_summary = "RMSNorm";
-  m.activation_summary = describe_activation(r, true);
+  finish_llama_like(m, r, layers, d);
   m.layer_summary = std::to_string(layers) + " × (attention + dense MLP)";
   return m;
 }

@@ -19,9 +19,7 @@ Result<ArchModel> gpt_oss_spec(const ModelConfig& cfg) {
   for (uint64_t i = 0; i < layers; ++i) {
     int l = static_cast<int>(i);
     std::string p = "model.layers." + std::to_string(i) + ".";
-    add(m, p + "input_layernorm.weight", {d.hidden}, Role::Norm, l);
-    add(m, p + "post_attention_layernorm.weight", {d.hidden}, Role::Norm, l);
-    add_gqa_attention(m, p + "self_attn.", l, d);
+    add_attention_sublayer(m, p, l, d);
     add(m, p + "self_attn.sinks", {d.heads}, Role::Attention, l);
     add(m, p + "mlp.router.weight", {experts, d.hidden}, Role::Router, l);
     add(m, p + "mlp.router.bias", {experts}, Role::Router, l);
@@ -34,10 +32,8 @@ Result<ArchModel> gpt_oss_spec(const ModelConfig& cfg) {
     add(m, p + "mlp.experts.down_proj_bias", {experts, d.hidden}, Role::RoutedExpert, l);
     mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
   }
-  add_attention_layers(m, r, layers, d);
-  m.attention_summary = describe_attention(d) + ", attention sinks";
-  m.position_summary = describe_rope(r);
-  m.norm_summary = "RMSNorm";
+  finish_llama_like(m, r, layers, d);
+  m.attention_summary += ", attention sinks";
   m.activation_summary = "SwiGLU (clamped, limit " + std::to_string(static_cast<int>(r.number({"swiglu_limit"}, 7))) + ")";
   size_t sliding = 0;
   for (const auto& a : m.attention) sliding += a.kind == AttentionKind::Sliding;

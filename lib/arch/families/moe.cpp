@@ -35,9 +35,7 @@ Result<ArchModel> qwen_moe(const ModelConfig& cfg, const char* family, bool qwen
   for (uint64_t i = 0; i < layers; ++i) {
     int l = static_cast<int>(i);
     std::string p = "model.layers." + std::to_string(i) + ".";
-    add(m, p + "input_layernorm.weight", {d.hidden}, Role::Norm, l);
-    add(m, p + "post_attention_layernorm.weight", {d.hidden}, Role::Norm, l);
-    add_gqa_attention(m, p + "self_attn.", l, d);
+    add_attention_sublayer(m, p, l, d);
     if (!qwen_layer_is_sparse(cfg, i, step, experts)) {
       if (dense_inter == 0) throw SpecError("config.json: intermediate_size is needed for dense layers");
       add_swiglu(m, p + "mlp.", l, d.hidden, dense_inter, Role::Mlp);
@@ -54,11 +52,7 @@ Result<ArchModel> qwen_moe(const ModelConfig& cfg, const char* family, bool qwen
       add(m, p + "mlp.shared_expert_gate.weight", {1, d.hidden}, Role::Router, l);
     }
   }
-  add_attention_layers(m, r, layers, d);
-  m.attention_summary = describe_attention(d);
-  m.position_summary = describe_rope(r);
-  m.norm_summary = "RMSNorm";
-  m.activation_summary = describe_activation(r, true);
+  finish_llama_like(m, r, layers, d);
   m.layer_summary = std::to_string(layers) + " layers, " + std::to_string(sparse_layers) + " MoE (" +
                     std::to_string(experts) + " experts, top-" + std::to_string(top_k) +
                     (shared_inter ? ", + shared expert" : "") + ")";
@@ -83,9 +77,7 @@ Result<ArchModel> mixtral_spec(const ModelConfig& cfg) {
   for (uint64_t i = 0; i < layers; ++i) {
     int l = static_cast<int>(i);
     std::string p = "model.layers." + std::to_string(i) + ".";
-    add(m, p + "input_layernorm.weight", {d.hidden}, Role::Norm, l);
-    add(m, p + "post_attention_layernorm.weight", {d.hidden}, Role::Norm, l);
-    add_gqa_attention(m, p + "self_attn.", l, d);
+    add_attention_sublayer(m, p, l, d);
     add(m, p + "block_sparse_moe.gate.weight", {experts, d.hidden}, Role::Router, l);
     size_t first = m.tensors.size();
     for (uint64_t e = 0; e < experts; ++e) {
@@ -96,11 +88,7 @@ Result<ArchModel> mixtral_spec(const ModelConfig& cfg) {
     }
     mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
   }
-  add_attention_layers(m, r, layers, d);
-  m.attention_summary = describe_attention(d);
-  m.position_summary = describe_rope(r);
-  m.norm_summary = "RMSNorm";
-  m.activation_summary = describe_activation(r, true);
+  finish_llama_like(m, r, layers, d);
   m.layer_summary = std::to_string(layers) + " × MoE (" + std::to_string(experts) + " experts, top-" +
                     std::to_string(top_k) + ")";
   return m;
