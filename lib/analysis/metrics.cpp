@@ -16,6 +16,21 @@ Role guess_role(const std::string& name) {
   return Role::Other;
 }
 
+// Routed experts are active k/E of the time; summing numerators per denominator keeps the total
+// exact even when one expert's share is fractional.
+class ExactShareSum {
+ public:
+  void add(uint64_t params, uint32_t num, uint32_t den) { parts_[den] += static_cast<unsigned __int128>(params) * num; }
+  uint64_t total() const {
+    uint64_t out = 0;
+    for (const auto& [den, sum] : parts_) out += static_cast<uint64_t>(sum / den);
+    return out;
+  }
+
+ private:
+  std::map<uint32_t, unsigned __int128> parts_;
+};
+
 std::vector<std::pair<std::string, uint64_t>> sorted(const std::map<std::string, uint64_t>& m) {
   std::vector<std::pair<std::string, uint64_t>> out(m.begin(), m.end());
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -28,9 +43,7 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
   ParamBreakdown p;
   p.stored_elements = storage.stored_elements;
   std::map<std::string, uint64_t> by_dtype, by_role;
-  // Routed experts are active k/E of the time; sum numerators per denominator so the total stays
-  // exact even when one expert's share is fractional.
-  std::map<uint32_t, unsigned __int128> active_parts;
+  ExactShareSum active;
   uint64_t input_embedding_active = 0, head_active = 0, unexplained_active = 0;
   for (size_t i = 0; i < storage.logical.size(); ++i) {
     const LogicalTensor& t = storage.logical[i];
@@ -51,12 +64,12 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
     if (role == Role::LmHead) p.lm_head += t.params;
     if (role == Role::RoutingBias || role == Role::Vision || role == Role::Audio) continue;
     uint32_t num = x ? x->active_num : 1, den = x ? x->active_den : 1;
-    active_parts[den] += static_cast<unsigned __int128>(t.params) * num;
+    active.add(t.params, num, den);
     if (is_input_embedding(role)) input_embedding_active += t.params;
     if (role == Role::LmHead) head_active += t.params;
     if (!x) unexplained_active += t.params;
   }
-  for (const auto& [den, sum] : active_parts) p.active += static_cast<uint64_t>(sum / den);
+  p.active = active.total();
   p.non_embedding = p.total - p.embedding - p.lm_head;
   p.active_without_input_embedding = p.active - input_embedding_active;
   p.active_non_embedding = p.active_without_input_embedding - head_active;
@@ -75,6 +88,29 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
   if (p.mtp > 0) p.active_notes.push_back("the multi-token-prediction module is not part of the per-token path");
   p.by_dtype = sorted(by_dtype);
   p.by_role = sorted(by_role);
+  return p;
+}
+
+ParamBreakdown formula_params(const ArchModel& spec) {
+  ParamBreakdown p;
+  ExactShareSum active;
+  for (const auto& t : spec.tensors) {
+    if (t.optional) continue;
+    p.total += t.params();
+    if (t.mtp) {
+      p.mtp += t.params();
+      continue;
+    }
+    if (is_input_embedding(t.role)) p.embedding += t.params();
+    if (t.role == Role::LmHead) p.lm_head += t.params();
+    if (t.role != Role::RoutingBias && t.role != Role::Vision && t.role != Role::Audio)
+      active.add(t.params(), t.active_num, t.active_den);
+  }
+  p.active = active.total();
+  p.non_embedding = p.total - p.embedding - p.lm_head;
+  p.active_without_input_embedding = p.active - p.embedding;
+  p.active_non_embedding = p.active_without_input_embedding - p.lm_head;
+  p.active_known = true;
   return p;
 }
 

@@ -53,6 +53,10 @@ struct MemoryEstimate {
   uint64_t total_bytes = 0;
 };
 
+// What config.json alone predicts (no headers): total, active and the embedding/head/MTP split.
+// Optional tensors (a tied head) are left out.
+ParamBreakdown formula_params(const ArchModel& spec);
+
 ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage, const Reconciliation& rec);
 FlopsPerToken compute_flops(const ArchModel* spec, const ParamBreakdown& params, uint64_t context);
 KvCache compute_kv_cache(const ArchModel* spec, uint64_t context, uint32_t bytes_per_element);

@@ -7,10 +7,6 @@
 namespace hfi {
 namespace {
 
-bool starts_with(const std::string& s, std::string_view p) { return s.compare(0, p.size(), p) == 0; }
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
@@ -44,18 +40,18 @@ void detect_prefixes(const StorageView& actual, Reconciliation& r) {
   std::string best;
   std::string head;
   for (const auto& t : actual.logical) {
-    if (ends_with(t.name, "embed_tokens.weight") && t.name.find(".layers.") == std::string::npos &&
+    if (t.name.ends_with("embed_tokens.weight") && t.name.find(".layers.") == std::string::npos &&
         (best.empty() || t.name.size() < best.size()))
       best = t.name;
-    if (ends_with(t.name, "lm_head.weight") && (head.empty() || t.name.size() < head.size())) head = t.name;
+    if (t.name.ends_with("lm_head.weight") && (head.empty() || t.name.size() < head.size())) head = t.name;
   }
   if (!best.empty()) r.lm_prefix = best.substr(0, best.size() - std::string("embed_tokens.weight").size());
   if (!head.empty()) r.head_prefix = head.substr(0, head.size() - std::string("weight").size());
 }
 
 std::string map_name(const std::string& canonical, const Reconciliation& r) {
-  if (starts_with(canonical, "model.")) return r.lm_prefix + canonical.substr(6);
-  if (starts_with(canonical, "lm_head.")) return r.head_prefix + canonical.substr(8);
+  if (canonical.starts_with("model.")) return r.lm_prefix + canonical.substr(6);
+  if (canonical.starts_with("lm_head.")) return r.head_prefix + canonical.substr(8);
   return canonical;
 }
 

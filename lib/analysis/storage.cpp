@@ -5,10 +5,6 @@
 namespace hfi {
 namespace {
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string strip(const std::string& s, std::string_view suffix) { return s.substr(0, s.size() - suffix.size()); }
 
 }  // namespace
@@ -31,7 +27,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   for (const auto& s : shards) {
     for (const auto& t : s.header.tensors) {
       // FP8 block scales: W.weight (1 byte per element) + W.weight_scale_inv.
-      if (ends_with(t.name, "_scale_inv")) {
+      if (t.name.ends_with("_scale_inv")) {
         auto it = by_name.find(strip(t.name, "_scale_inv"));
         if (it != by_name.end() && dtype_bits(it->second->dtype) == 8) {
           deferred.push_back(&t);
@@ -39,7 +35,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
         }
       }
       // MXFP4: W_blocks (U8 [..., n/32, 16]) + W_scales (U8 [..., n/32]).
-      if (ends_with(t.name, "_scales") && by_name.count(strip(t.name, "_scales") + "_blocks")) {
+      if (t.name.ends_with("_scales") && by_name.count(strip(t.name, "_scales") + "_blocks")) {
         deferred.push_back(&t);
         continue;
       }
@@ -51,7 +47,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
       l.shard = s.path;
       l.params = t.shape.empty() ? 0 : t.elements;
       if (t.shape.empty()) ++view.scalar_tensors;
-      if (ends_with(t.name, "_blocks") && t.dtype == Dtype::U8 && t.shape.size() >= 2 && t.shape.back() == 16 &&
+      if (t.name.ends_with("_blocks") && t.dtype == Dtype::U8 && t.shape.size() >= 2 && t.shape.back() == 16 &&
           by_name.count(strip(t.name, "_blocks") + "_scales")) {
         l.name = strip(t.name, "_blocks");
         l.shape.pop_back();
@@ -69,7 +65,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     b.dtype = t->dtype;
     b.elements = t->elements;
     b.bytes = t->bytes();
-    if (ends_with(t->name, "_scale_inv")) {
+    if (t->name.ends_with("_scale_inv")) {
       b.owner = strip(t->name, "_scale_inv");
       b.kind = "block scale";
     } else {

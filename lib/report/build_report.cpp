@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <map>
 #include <set>
 
 #include "report/report.hpp"
@@ -95,35 +94,14 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
 
   uint32_t weight_bytes = torch_dtype_bytes(cfg);
   if (spec) {
-    uint64_t total = 0;
-    std::map<uint32_t, unsigned __int128> active_parts;  // exact sum of params * k / E
-    for (const auto& t : spec->tensors) {
-      if (t.optional) continue;
-      total += t.params();
-      if (!t.mtp && t.role != Role::RoutingBias)
-        active_parts[t.active_den] += static_cast<unsigned __int128>(t.params()) * t.active_num;
-    }
-    r.formula_total = total;
-    uint64_t active = 0;
-    for (const auto& [den, sum] : active_parts) active += static_cast<uint64_t>(sum / den);
-    r.formula_active = active;
+    ParamBreakdown formula = formula_params(*spec);
+    r.formula_total = formula.total;
+    r.formula_active = formula.active;
     if (snap.shards.empty() && snap.index) r.index_reconcile = reconcile_index(*spec, *snap.index, weight_bytes);
     if (snap.shards.empty()) {
       // No headers to count: the config formula is the best figure there is, and says so.
       r.params_source = "formula";
-      ParamBreakdown& p = r.params;
-      p.total = total;
-      p.active = active;
-      for (const auto& t : spec->tensors) {
-        if (t.optional) continue;
-        if (t.mtp) p.mtp += t.params();
-        else if (t.role == Role::Embedding || t.role == Role::PerLayerEmbedding) p.embedding += t.params();
-        else if (t.role == Role::LmHead) p.lm_head += t.params();
-      }
-      p.non_embedding = p.total - p.embedding - p.lm_head;
-      p.active_without_input_embedding = p.active - p.embedding;
-      p.active_non_embedding = p.active_without_input_embedding - p.lm_head;
-      p.active_known = true;
+      r.params = formula;
       r.reconcile = Reconciliation{};
       r.reconcile.status = r.index_reconcile ? "names-only" : "no-weights";
     }

@@ -101,7 +101,7 @@ std::string render_text(const Report& r, bool color) {
   } else if (r.formula_total) {
     line(out, st, "Parameters", with_commas(*r.formula_total) + " (" + short_count(*r.formula_total) + ") from the config formula (no safetensors headers)");
   }
-  if (r.formula_total && r.params_source == "safetensors" && *r.formula_total != r.reconcile.matched_params + 0)
+  if (r.formula_total && r.params_source == "safetensors" && *r.formula_total != r.reconcile.matched_params)
     line(out, st, "Formula", "config predicts " + with_commas(*r.formula_total) + "; the checkpoint's matched tensors hold " +
                                  with_commas(r.reconcile.matched_params));
   out += "\n";

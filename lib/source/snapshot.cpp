@@ -12,10 +12,6 @@ namespace {
 constexpr uint64_t kMaxConfigBytes = 16u << 20;
 constexpr uint64_t kMaxIndexBytes = 64u << 20;
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string parent_dir(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
@@ -29,7 +25,7 @@ std::span<const unsigned char> as_bytes(const std::string& s) {
 std::string choose_index(const std::vector<FileEntry>& files) {
   std::string best;
   for (const auto& f : files) {
-    if (!ends_with(f.path, ".safetensors.index.json")) continue;
+    if (!f.path.ends_with(".safetensors.index.json")) continue;
     if (f.path == "model.safetensors.index.json") return f.path;
     auto depth = [](const std::string& p) { return std::count(p.begin(), p.end(), '/'); };
     if (best.empty() || depth(f.path) < depth(best)) best = f.path;
@@ -42,7 +38,7 @@ std::string choose_index(const std::vector<FileEntry>& files) {
 std::vector<std::string> choose_unindexed_shards(const std::vector<FileEntry>& files, std::vector<std::string>& notes) {
   std::map<std::string, std::vector<std::string>> by_dir;
   for (const auto& f : files)
-    if (ends_with(f.path, ".safetensors")) by_dir[parent_dir(f.path)].push_back(f.path);
+    if (f.path.ends_with(".safetensors")) by_dir[parent_dir(f.path)].push_back(f.path);
   if (by_dir.empty()) return {};
   auto chosen = by_dir.begin();
   for (auto it = by_dir.begin(); it != by_dir.end(); ++it)
@@ -109,7 +105,7 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
     shard_paths = choose_unindexed_shards(*listing, snap.notes);
   }
   for (const auto& f : *listing)
-    if (ends_with(f.path, ".bin") || ends_with(f.path, ".gguf") || ends_with(f.path, ".pt") || ends_with(f.path, ".pth"))
+    if (f.path.ends_with(".bin") || f.path.ends_with(".gguf") || f.path.ends_with(".pt") || f.path.ends_with(".pth"))
       snap.other_weight_files.push_back(f.path);
 
   size_t present = std::count_if(shard_paths.begin(), shard_paths.end(), [&](const std::string& p) { return sizes.count(p) > 0; });
