@@ -6,14 +6,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "http/http.hpp"
+#include "http/url.hpp"
 #include "report/report.hpp"
 #include "source/hf_cache.hpp"
+#include "source/hub_settings.hpp"
 #include "source/local_source.hpp"
+#include "source/open_repo.hpp"
 #include "source/snapshot.hpp"
 
 namespace {
@@ -35,11 +40,15 @@ int fail(const hfi::Error& e) {
   return exit_code(e.kind);
 }
 
-bool env_true(const char* name) {
-  const char* v = std::getenv(name);
-  if (!v) return false;
-  std::string s(v);
-  return s == "1" || s == "true" || s == "TRUE" || s == "yes" || s == "ON" || s == "on";
+// On a terminal, one self-overwriting line on stderr while responses arrive; nothing otherwise.
+std::function<void(const hfi::http::Progress&)> progress_line() {
+  if (!isatty(STDERR_FILENO) || hfi::env_flag("HF_HUB_DISABLE_PROGRESS_BARS")) return {};
+  return [](const hfi::http::Progress& p) {
+    if (p.total < 4) return;  // the first round is a handful of small files: not worth a line
+    std::fprintf(stderr, "\rhfinspect: reading shard headers %zu/%zu", p.done, p.total);
+    if (p.done == p.total) std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  };
 }
 
 }  // namespace
@@ -53,9 +62,16 @@ int main(int argc, char** argv) {
   uint64_t context = 8192;
   std::string kv_dtype;
   std::string color = "auto";
+  std::string token;
+  long timeout_s = 0;
+  int retries = -1;
   app.add_option("target", target, "a directory, a cache snapshot, or org/name[@revision]")->required();
   app.add_option("--revision", revision, "branch, tag or commit (repository ids only)");
   app.add_flag("--offline", offline, "read only the Hugging Face cache (also HF_HUB_OFFLINE=1)");
+  app.add_option("--token", token, "Hub access token (default: HF_TOKEN, then $HF_HOME/token)");
+  app.add_option("--timeout", timeout_s, "seconds a request may stall before it is retried (default 10, HF_HUB_DOWNLOAD_TIMEOUT)")
+      ->check(CLI::Range(1L, 3600L));
+  app.add_option("--retries", retries, "retries for 408/429/5xx and dropped connections (default 5)")->check(CLI::Range(0, 20));
   auto* json_flag = app.add_flag("--json", json, "print the report as JSON (docs/json-schema.md)");
   app.add_flag("--markdown", markdown, "print the report as Markdown")->excludes(json_flag);
   app.add_option("--ctx", context, "context length for KV-cache and attention FLOPs")->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
@@ -89,19 +105,43 @@ int main(int argc, char** argv) {
     auto ref = hfi::parse_repo_ref(target);
     if (!ref) return fail(ref.error());
     if (!revision.empty()) ref->revision = revision;
-    if (!offline && !env_true("HF_HUB_OFFLINE"))
-      return fail({hfi::ErrorKind::Usage, target, "",
-                   "this build reads local directories and the Hugging Face cache only",
-                   "add --offline to read " + ref->repo_id + " from the cache, or give a directory"});
-    auto snap = hfi::find_cache_snapshot(hfi::hub_cache_dir(), *ref);
-    if (!snap) return fail(snap.error());
-    logger->info("using cached snapshot {}", snap->directory.string());
-    source = std::make_unique<hfi::LocalSource>(snap->directory, "hf-cache", snap->commit);
     options.repo_id = ref->repo_id;
     options.revision = ref->revision;
   }
 
-  auto snapshot = hfi::load_snapshot(*source);
+  hfi::Result<hfi::Snapshot> snapshot = hfi::Error{};
+  std::unique_ptr<hfi::http::Transport> transport;
+  if (source) {
+    snapshot = hfi::load_snapshot(*source);
+  } else {
+    hfi::RepoRef ref{options.repo_id, options.revision};
+    auto settings = hfi::hub_settings_from_environment();
+    settings.offline = settings.offline || offline;
+    if (!token.empty()) {
+      settings.token = token;
+      settings.token_source = "--token";
+    }
+    if (timeout_s > 0) settings.timeout_s = timeout_s;
+    if (retries >= 0) settings.retries = retries;
+    if (!settings.offline) {
+      hfi::http::ClientOptions client;
+      client.token = settings.token;
+      client.token_origin = hfi::http::origin_of(settings.endpoint);
+      client.connect_timeout_ms = settings.timeout_s * 1000;
+      client.stall_timeout_s = settings.timeout_s;
+      client.max_retries = settings.retries;
+      client.user_agent = std::string("hfinspect/") + HFINSPECT_VERSION + "; " + hfi::http::client_library_version();
+      client.ca_bundle = settings.ca_bundle;
+      client.progress = progress_line();
+      if (client.token_origin.empty())
+        return fail({hfi::ErrorKind::Usage, "HF_ENDPOINT", "", "'" + settings.endpoint + "' is not an http(s) URL", {}});
+      transport = hfi::http::make_curl_transport(std::move(client));
+    }
+    logger->info("{} {} at {} (cache {})", settings.offline ? "reading from the cache" : "fetching", ref.repo_id,
+                 ref.revision, settings.cache_dir.string());
+    snapshot = hfi::load_repo(ref, settings, transport.get());
+    if (transport) logger->info("{} HTTP request(s)", transport->requests_sent());
+  }
   if (!snapshot) return fail(snapshot.error());
   logger->info("read {} shard header(s)", snapshot->shards.size());
   auto report = hfi::build_report(*snapshot, options);

@@ -4,19 +4,13 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <vector>
 
 namespace hfi {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-bool is_commit_sha(const std::string& s) {
-  if (s.size() != 40) return false;
-  for (char c : s)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  return true;
-}
 
 bool valid_repo_part(const std::string& s) {
   if (s.empty() || s.size() > 96 || s == "." || s == "..") return false;
@@ -32,22 +26,65 @@ std::string trim(std::string s) {
   return s.substr(start);
 }
 
+std::string percent_decode(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// Strips "https://host/" when the host is huggingface.co or the configured endpoint's host.
+bool strip_hub_url(std::string& rest) {
+  std::vector<std::string> prefixes = {"https://huggingface.co/", "http://huggingface.co/", "https://hf.co/", "hf://",
+                                       "huggingface.co/", "hf.co/"};
+  if (const char* endpoint = std::getenv("HF_ENDPOINT"); endpoint && *endpoint) {
+    std::string e = endpoint;
+    while (!e.empty() && e.back() == '/') e.pop_back();
+    prefixes.push_back(e + "/");
+  }
+  for (const auto& prefix : prefixes) {
+    if (rest.rfind(prefix, 0) == 0) {
+      rest = rest.substr(prefix.size());
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+bool is_commit_sha(const std::string& s) {
+  if (s.size() != 40) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+std::string repo_folder_name(const std::string& repo_id) {
+  std::string folder = "models--";
+  for (char c : repo_id) folder += (c == '/') ? std::string("--") : std::string(1, c);
+  return folder;
+}
 
 Result<RepoRef> parse_repo_ref(const std::string& text) {
   std::string rest = text;
   RepoRef ref{"", "main"};
-  for (std::string prefix : {"https://huggingface.co/", "http://huggingface.co/", "hf://", "huggingface.co/"}) {
-    if (rest.rfind(prefix, 0) == 0) {
-      rest = rest.substr(prefix.size());
-      // org/name/tree/<rev> or org/name/blob/<rev>/...
-      std::smatch m;
-      static const std::regex tree(R"(^([^/]+/[^/]+)/(?:tree|blob|resolve)/([^/]+).*$)");
-      if (std::regex_match(rest, m, tree)) {
-        rest = m[1].str() + "@" + m[2].str();
-      }
-      break;
-    }
+  if (strip_hub_url(rest)) {
+    rest = rest.substr(0, rest.find_first_of("?#"));
+    // org/name/tree/<rev>[/path], also blob/ and resolve/. A revision is one segment, percent-encoded
+    // if it holds '/', except the special refs/pr/N and refs/convert/X that the Hub shows raw.
+    std::smatch m;
+    static const std::regex special(R"(^([^/]+/[^/]+)/(?:tree|blob|resolve)/(refs/(?:pr|convert)/[^/]+)(?:/.*)?$)");
+    static const std::regex tree(R"(^([^/]+/[^/]+)/(?:tree|blob|resolve)/([^/]+)(?:/.*)?$)");
+    if (std::regex_match(rest, m, special) || std::regex_match(rest, m, tree))
+      rest = m[1].str() + "@" + percent_decode(m[2].str());
   }
   if (auto at = rest.find('@'); at != std::string::npos) {
     ref.revision = rest.substr(at + 1);
@@ -63,18 +100,21 @@ Result<RepoRef> parse_repo_ref(const std::string& text) {
   return ref;
 }
 
+fs::path hf_home_dir() {
+  if (const char* v = std::getenv("HF_HOME"); v && *v) return v;
+  if (const char* v = std::getenv("XDG_CACHE_HOME"); v && *v) return fs::path(v) / "huggingface";
+  const char* home = std::getenv("HOME");
+  return fs::path(home ? home : ".") / ".cache" / "huggingface";
+}
+
 fs::path hub_cache_dir() {
   if (const char* v = std::getenv("HF_HUB_CACHE"); v && *v) return v;
-  if (const char* v = std::getenv("HF_HOME"); v && *v) return fs::path(v) / "hub";
-  if (const char* v = std::getenv("XDG_CACHE_HOME"); v && *v) return fs::path(v) / "huggingface" / "hub";
-  const char* home = std::getenv("HOME");
-  return fs::path(home ? home : ".") / ".cache" / "huggingface" / "hub";
+  if (const char* v = std::getenv("HUGGINGFACE_HUB_CACHE"); v && *v) return v;
+  return hf_home_dir() / "hub";
 }
 
 Result<CacheSnapshot> find_cache_snapshot(const fs::path& cache_dir, const RepoRef& ref) {
-  std::string folder = "models--";
-  for (char c : ref.repo_id) folder += (c == '/') ? std::string("--") : std::string(1, c);
-  fs::path repo_dir = cache_dir / folder;
+  fs::path repo_dir = cache_dir / repo_folder_name(ref.repo_id);
   std::error_code ec;
   if (!fs::is_directory(repo_dir, ec))
     return not_found(repo_dir.string(), ref.repo_id + " is not in the Hugging Face cache",

@@ -96,7 +96,7 @@ TEST_CASE("usage and not-found exit codes") {
   CHECK(run("not-a-repo-id").code == 2);
   auto missing = run("nobody/nothing --offline", "HF_HUB_CACHE=" + (fs::path(HFINSPECT_TEST_WORK_DIR) / "empty-cache").string());
   CHECK(missing.code == 3);
-  CHECK_THAT(missing.err, Catch::Contains("not in the Hugging Face cache"));
+  CHECK_THAT(missing.err, Catch::Contains("nobody/nothing") && Catch::Contains("not in the cache"));
 }
 
 TEST_CASE("a Hugging Face cache snapshot gives the same report as the directory") {

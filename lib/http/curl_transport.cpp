@@ -1,0 +1,372 @@
+// The one file that talks to libcurl. One multi handle per Transport keeps connections (and HTTP/2
+// sessions over TLS) alive across batches; a batch is driven to completion by a small event loop
+// that also owns redirects and retries, because both need decisions libcurl cannot make for us:
+// which hop may carry the token, and how long a 429 asks us to wait.
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <mutex>
+#include <random>
+
+#include "http/http.hpp"
+#include "http/retry.hpp"
+#include "http/url.hpp"
+
+namespace hfi::http {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr uint64_t kMaxErrorBody = 64u << 10;
+
+std::string trim(std::string s) {
+  auto not_space = [](unsigned char c) { return c != ' ' && c != '\t' && c != '\r' && c != '\n'; };
+  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
+  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
+  return s;
+}
+
+// Transport errors that a fresh attempt can cure: refused or dropped connections, stalls, resets.
+bool retryable_transport(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void global_init_once() {
+  static std::once_flag flag;
+  std::call_once(flag, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct Job {
+  const Request* request = nullptr;
+  Response response;
+  std::string url;
+  bool authorize = false;
+  int attempt = 0;
+  CURL* easy = nullptr;
+  curl_slist* header_list = nullptr;
+  // State of the response being received.
+  Headers headers;
+  long status = 0;
+  bool mode_chosen = false;
+  uint64_t skip = 0;   // bytes of a 200 body to drop before the wanted range starts
+  uint64_t keep = 0;   // bytes to keep
+  bool cut = false;    // we ended the transfer on purpose (enough bytes)
+  bool too_large = false;
+  Clock::time_point due{};
+};
+
+size_t on_header(char* data, size_t size, size_t count, void* user) {
+  auto* job = static_cast<Job*>(user);
+  std::string line(data, size * count);
+  if (line.rfind("HTTP/", 0) == 0) {
+    job->headers.clear();
+  } else if (auto colon = line.find(':'); colon != std::string::npos) {
+    std::string name = line.substr(0, colon);
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    job->headers[name] = trim(line.substr(colon + 1));
+  }
+  return size * count;
+}
+
+// Decides, at the first body byte, what of the body to keep: nothing of a redirect's text, the
+// requested slice of a 206 or of a 200 that ignored Range, a capped prefix of an error page.
+void choose_mode(Job& job) {
+  job.mode_chosen = true;
+  curl_easy_getinfo(job.easy, CURLINFO_RESPONSE_CODE, &job.status);
+  const Request& r = *job.request;
+  if (job.status >= 300 && job.status < 400) {
+    job.keep = 0;
+  } else if (job.status == 206) {
+    job.keep = r.range_length;
+  } else if (job.status == 200 && r.range_offset) {
+    job.skip = *r.range_offset;
+    job.keep = r.range_length;
+  } else if (job.status == 200) {
+    job.keep = r.max_body;
+  } else {
+    job.keep = kMaxErrorBody;
+  }
+}
+
+size_t on_body(char* data, size_t size, size_t count, void* user) {
+  auto* job = static_cast<Job*>(user);
+  size_t n = size * count;
+  if (!job->mode_chosen) choose_mode(*job);
+  if (job->status >= 300 && job->status < 400) return n;
+  size_t pos = 0;
+  if (job->skip > 0) {
+    size_t dropped = static_cast<size_t>(std::min<uint64_t>(job->skip, n));
+    job->skip -= dropped;
+    pos = dropped;
+  }
+  std::string& body = job->response.body;
+  size_t room = static_cast<size_t>(std::min<uint64_t>(job->keep - std::min<uint64_t>(job->keep, body.size()), n - pos));
+  body.append(data + pos, room);
+  if (pos + room < n) {
+    // More than we want. A ranged read has all it needs; a whole-file read is too large.
+    if (job->status == 200 && !job->request->range_offset) job->too_large = true;
+    if (job->status < 300 || job->status == 206) {
+      job->cut = true;
+      return 0;  // ends the transfer with CURLE_WRITE_ERROR, which we expect
+    }
+  } else if (job->status == 200 && job->request->range_offset && job->skip == 0 && body.size() >= job->keep) {
+    job->cut = true;  // a server that ignored Range: stop at the last byte we need
+    return 0;
+  }
+  return n;
+}
+
+std::optional<uint64_t> content_range_total(const Headers& headers) {
+  auto it = headers.find("content-range");
+  if (it == headers.end()) return std::nullopt;
+  auto slash = it->second.rfind('/');
+  if (slash == std::string::npos) return std::nullopt;
+  std::string total = it->second.substr(slash + 1);
+  if (total.empty() || total.size() > 19 || !std::all_of(total.begin(), total.end(), ::isdigit)) return std::nullopt;
+  return std::stoull(total);
+}
+
+class CurlTransport final : public Transport {
+ public:
+  explicit CurlTransport(ClientOptions options) : options_(std::move(options)), rng_(std::random_device{}()) {
+    global_init_once();
+    multi_ = curl_multi_init();
+    curl_multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(options_.max_in_flight + 8));
+  }
+  ~CurlTransport() override { curl_multi_cleanup(multi_); }
+  CurlTransport(const CurlTransport&) = delete;
+  CurlTransport& operator=(const CurlTransport&) = delete;
+
+  size_t requests_sent() const override { return sent_; }
+
+  std::vector<Response> perform(const std::vector<Request>& requests) override {
+    std::vector<Job> jobs(requests.size());
+    std::deque<size_t> ready;
+    std::vector<size_t> waiting;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      jobs[i].request = &requests[i];
+      reset_chain(jobs[i]);
+      ready.push_back(i);
+    }
+    size_t active = 0, done = 0;
+    while (done < jobs.size()) {
+      auto now = Clock::now();
+      for (auto it = waiting.begin(); it != waiting.end();) {
+        if (jobs[*it].due <= now) {
+          ready.push_back(*it);
+          it = waiting.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      while (active < options_.max_in_flight && !ready.empty()) {
+        start(jobs[ready.front()]);
+        ready.pop_front();
+        ++active;
+      }
+      int running = 0;
+      curl_multi_perform(multi_, &running);
+      int queued = 0;
+      while (CURLMsg* msg = curl_multi_info_read(multi_, &queued)) {
+        if (msg->msg != CURLMSG_DONE) continue;
+        Job* job = nullptr;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&job));
+        CURLcode code = msg->data.result;
+        curl_multi_remove_handle(multi_, msg->easy_handle);
+        --active;
+        size_t index = static_cast<size_t>(job - jobs.data());
+        switch (finish(*job, code)) {
+          case Next::Done:
+            ++done;
+            if (options_.progress) options_.progress({done, jobs.size()});
+            break;
+          case Next::Follow: ready.push_back(index); break;
+          case Next::Retry: waiting.push_back(index); break;
+        }
+      }
+      if (done == jobs.size()) break;
+      long wait_ms = 100;
+      if (active == 0 && ready.empty() && !waiting.empty()) {
+        auto next = std::min_element(waiting.begin(), waiting.end(),
+                                     [&](size_t a, size_t b) { return jobs[a].due < jobs[b].due; });
+        wait_ms = std::clamp<long>(std::chrono::duration_cast<std::chrono::milliseconds>(jobs[*next].due - Clock::now()).count(), 0, 1000);
+      }
+      if (!ready.empty()) wait_ms = 0;
+      curl_multi_poll(multi_, nullptr, 0, static_cast<int>(wait_ms), nullptr);
+    }
+    std::vector<Response> out;
+    out.reserve(jobs.size());
+    for (auto& job : jobs) out.push_back(std::move(job.response));
+    return out;
+  }
+
+ private:
+  enum class Next { Done, Follow, Retry };
+
+  void reset_chain(Job& job) {
+    job.url = job.request->url;
+    job.authorize = !options_.token.empty() && origin_of(job.url) == options_.token_origin;
+    int attempts = job.response.attempts;
+    job.response = Response{};
+    job.response.attempts = attempts;
+  }
+
+  void start(Job& job) {
+    job.headers.clear();
+    job.status = 0;
+    job.mode_chosen = false;
+    job.skip = 0;
+    job.keep = 0;
+    job.cut = false;
+    job.too_large = false;
+    job.response.body.clear();
+    CURL* easy = curl_easy_init();
+    job.easy = easy;
+    curl_easy_setopt(easy, CURLOPT_URL, job.url.c_str());
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, &job);
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+    if (job.url.rfind("https://", 0) == 0) curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
+    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, options_.stall_timeout_s);
+    if (!options_.user_agent.empty()) curl_easy_setopt(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
+    if (!options_.ca_bundle.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, options_.ca_bundle.c_str());
+    if (job.request->head) curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, &job);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &job);
+    curl_slist* list = nullptr;
+    if (job.request->range_offset) {
+      uint64_t first = *job.request->range_offset;
+      uint64_t last = first + std::max<uint64_t>(job.request->range_length, 1) - 1;
+      list = curl_slist_append(list, ("Range: bytes=" + std::to_string(first) + "-" + std::to_string(last)).c_str());
+    }
+    if (job.authorize) list = curl_slist_append(list, ("Authorization: Bearer " + options_.token).c_str());
+    job.header_list = list;
+    if (list) curl_easy_setopt(easy, CURLOPT_HTTPHEADER, list);
+    curl_multi_add_handle(multi_, easy);
+    ++sent_;
+  }
+
+  void release(Job& job) {
+    curl_easy_cleanup(job.easy);
+    job.easy = nullptr;
+    curl_slist_free_all(job.header_list);
+    job.header_list = nullptr;
+  }
+
+  Next finish(Job& job, CURLcode code) {
+    Response& r = job.response;
+    if (!job.mode_chosen) choose_mode(job);  // bodiless responses (HEAD, 204, empty 3xx)
+    bool answered = code == CURLE_OK || (code == CURLE_WRITE_ERROR && job.cut);
+    char* redirect = nullptr;
+    if (answered) curl_easy_getinfo(job.easy, CURLINFO_REDIRECT_URL, &redirect);
+    std::string location = redirect ? redirect : "";
+    release(job);
+    if (!answered) {
+      ++r.attempts;
+      r.status = 0;
+      r.url = job.url;
+      r.timed_out = code == CURLE_OPERATION_TIMEDOUT;
+      r.transport_error = curl_easy_strerror(code);
+      if (retryable_transport(code) && r.attempts <= options_.max_retries) return schedule_retry(job, std::nullopt);
+      return Next::Done;
+    }
+    if (job.status >= 300 && job.status < 400 && job.status != 304 && !location.empty()) {
+      r.redirects.push_back({static_cast<int>(job.status), job.url, job.headers});
+      if (static_cast<int>(r.redirects.size()) > options_.max_redirects) {
+        ++r.attempts;
+        r.status = 0;
+        r.transport_error = "more than " + std::to_string(options_.max_redirects) + " redirects, starting at " + job.request->url;
+        return Next::Done;
+      }
+      std::string next = resolve_location(job.url, location);
+      // The token travels only to the Hub's own origin: never to a CDN, another port, or over a
+      // downgrade to plain http (the origin's scheme differs then).
+      job.authorize = job.authorize && origin_of(next) == options_.token_origin;
+      job.url = next;
+      return Next::Follow;
+    }
+    ++r.attempts;
+    r.status = static_cast<int>(job.status);
+    r.url = job.url;
+    r.headers = std::move(job.headers);
+    r.too_large = job.too_large;
+    r.range_honoured = job.status == 206;
+    r.total_size = content_range_total(r.headers);
+    if (!r.total_size && job.status == 200)
+      if (auto it = r.headers.find("content-length"); it != r.headers.end() && !it->second.empty() && it->second.size() < 20 &&
+                                                     std::all_of(it->second.begin(), it->second.end(), ::isdigit))
+        r.total_size = std::stoull(it->second);
+    if (retryable_status(r.status) && r.attempts <= options_.max_retries) {
+      auto wait = server_requested_wait_ms(r.headers);
+      if (wait && *wait > options_.longest_wait_ms) {
+        r.retry_after_ms = *wait;
+        return Next::Done;
+      }
+      return schedule_retry(job, wait);
+    }
+    if (r.status == 429) r.retry_after_ms = server_requested_wait_ms(r.headers);
+    return Next::Done;
+  }
+
+  Next schedule_retry(Job& job, std::optional<long> server_wait) {
+    std::uniform_real_distribution<double> jitter(0.8, 1.2);
+    long wait = server_wait ? *server_wait + static_cast<long>(jitter(rng_) * 100)
+                            : backoff_ms(job.response.attempts, options_.backoff_base_ms, options_.backoff_max_ms, jitter(rng_));
+    job.due = Clock::now() + std::chrono::milliseconds(wait);
+    reset_chain(job);  // start again at the Hub: a CDN's signed URL may have expired meanwhile
+    return Next::Retry;
+  }
+
+  ClientOptions options_;
+  CURLM* multi_ = nullptr;
+  size_t sent_ = 0;
+  std::mt19937 rng_;
+};
+
+}  // namespace
+
+std::string Response::first_header(const std::string& name) const {
+  for (const auto& hop : redirects)
+    if (auto it = hop.headers.find(name); it != hop.headers.end()) return it->second;
+  if (auto it = headers.find(name); it != headers.end()) return it->second;
+  return {};
+}
+
+std::string Response::request_id() const {
+  if (auto it = headers.find("x-request-id"); it != headers.end()) return it->second;
+  for (auto it = redirects.rbegin(); it != redirects.rend(); ++it)
+    if (auto h = it->headers.find("x-request-id"); h != it->headers.end()) return h->second;
+  return {};
+}
+
+std::string client_library_version() {
+  global_init_once();
+  return std::string("libcurl/") + curl_version_info(CURLVERSION_NOW)->version;
+}
+
+std::unique_ptr<Transport> make_curl_transport(ClientOptions options) {
+  return std::make_unique<CurlTransport>(std::move(options));
+}
+
+}  // namespace hfi::http

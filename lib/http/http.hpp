@@ -1,0 +1,91 @@
+// The network behind one interface. A Transport runs a batch of HTTP requests concurrently and
+// returns one Response per Request, in order; redirects, retries, timeouts and the rule that the
+// token only goes to the Hub's own origin all live behind it. Only curl_transport.cpp sees libcurl.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hfi::http {
+
+// Header names are stored lowercased (HTTP/2 sends them so anyway); the last value wins.
+using Headers = std::map<std::string, std::string>;
+
+struct Request {
+  std::string url;
+  bool head = false;
+  // Bytes [offset, offset + length) of the resource. A server that ignores Range and answers 200
+  // is read only up to offset + length, then the transfer is cut.
+  std::optional<uint64_t> range_offset;
+  uint64_t range_length = 0;
+  // Bodies larger than this end the transfer with `too_large` set (whole-file reads).
+  uint64_t max_body = 64u << 20;
+};
+
+struct Hop {
+  int status = 0;
+  std::string url;
+  Headers headers;
+};
+
+struct Response {
+  int status = 0;        // status of the last response in the redirect chain; 0 on transport failure
+  std::string url;       // URL that produced it
+  Headers headers;       // its headers
+  std::vector<Hop> redirects;  // the 3xx responses followed on the way, first to last
+  std::string body;      // the requested bytes (a range is cut out of a 200 body); error bodies capped
+  bool range_honoured = false;  // a ranged request got 206
+  bool too_large = false;       // the body went past max_body
+  std::optional<uint64_t> total_size;  // from Content-Range "/T", or Content-Length of a 200
+  std::string transport_error;  // non-empty when no HTTP response came back at all
+  bool timed_out = false;
+  int attempts = 0;
+  // When retries were exhausted on a 429, how long the server asked us to wait.
+  std::optional<int64_t> retry_after_ms;
+
+  // First value of a header in the chain, starting at the Hub's first answer: X-Repo-Commit and
+  // X-Linked-* are only on the Hub's redirect, never on the CDN's response.
+  std::string first_header(const std::string& lowercase_name) const;
+  std::string request_id() const;
+};
+
+struct Progress {
+  size_t done = 0;
+  size_t total = 0;
+};
+
+struct ClientOptions {
+  std::string token;         // sent as "Authorization: Bearer" to token_origin only
+  std::string token_origin;  // "scheme://host:port" of the Hub endpoint
+  long connect_timeout_ms = 10'000;
+  long stall_timeout_s = 10;  // a transfer that moves no byte for this long is abandoned
+  int max_retries = 5;
+  long backoff_base_ms = 1'000;
+  long backoff_max_ms = 8'000;
+  long longest_wait_ms = 60'000;  // a Retry-After / RateLimit wait beyond this is not worth it
+  int max_redirects = 10;
+  size_t max_in_flight = 256;
+  std::string user_agent;
+  std::string ca_bundle;  // empty: libcurl's default
+  std::function<void(const Progress&)> progress;  // called as responses complete
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual std::vector<Response> perform(const std::vector<Request>& requests) = 0;
+  // HTTP requests sent so far, counting every redirect hop and retry.
+  virtual size_t requests_sent() const = 0;
+};
+
+std::unique_ptr<Transport> make_curl_transport(ClientOptions options);
+
+// "libcurl/<version>", for the User-Agent.
+std::string client_library_version();
+
+}  // namespace hfi::http

@@ -1,0 +1,242 @@
+#include "source/hub_cache.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <system_error>
+
+#include "core/json.hpp"
+#include "source/hf_cache.hpp"
+
+namespace hfi {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr uint64_t kMaxListingBytes = 64u << 20;
+
+std::string random_suffix() {
+  static thread_local std::mt19937_64 rng(std::random_device{}());
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  uint64_t v = rng();
+  for (int i = 0; i < 8; ++i) out += hex[(v >> (4 * i)) & 15];
+  return out;
+}
+
+// Writes `bytes` to `target` through a temporary sibling and a rename.
+bool write_atomically(const fs::path& target, const std::string& bytes) {
+  std::error_code ec;
+  fs::create_directories(target.parent_path(), ec);
+  if (ec) return false;
+  fs::path tmp = target;
+  tmp += "." + random_suffix() + ".incomplete";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) {
+      fs::remove(tmp, ec);
+      return false;
+    }
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) fs::remove(tmp, ec);
+  return !ec;
+}
+
+std::optional<std::string> read_small(const fs::path& file, uint64_t cap) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return std::nullopt;
+  auto size = fs::file_size(file, ec);
+  if (ec || size > cap) return std::nullopt;
+  std::ifstream in(file, std::ios::binary);
+  std::string data(static_cast<size_t>(size), '\0');
+  if (!in.read(data.data(), static_cast<std::streamsize>(size))) return std::nullopt;
+  return data;
+}
+
+bool hex_name(const std::string& s) {
+  if (s.size() != 40 && s.size() != 64) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+bool safe_revision(const std::string& revision) {
+  return !revision.empty() && revision.size() <= 256 && safe_repo_path(revision);
+}
+
+}  // namespace
+
+bool safe_repo_path(const std::string& path) {
+  if (path.empty() || path.size() > 1024 || path.front() == '/') return false;
+  for (char c : path)
+    if (c == '\\' || c == '\0') return false;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    std::string segment = path.substr(start, end - start);
+    if (segment.empty() || segment == "." || segment == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+HubCache::HubCache(fs::path cache_dir, const std::string& repo_id) : repo_dir_(std::move(cache_dir) / repo_folder_name(repo_id)) {}
+
+fs::path HubCache::snapshot_dir(const std::string& commit) const { return repo_dir_ / "snapshots" / commit; }
+fs::path HubCache::own_dir(const std::string& commit) const { return repo_dir_ / "hfinspect" / commit; }
+
+std::optional<std::string> HubCache::read_ref(const std::string& revision) const {
+  if (!safe_revision(revision)) return std::nullopt;
+  auto text = read_small(repo_dir_ / "refs" / revision, 4096);
+  if (!text) return std::nullopt;
+  std::string commit;
+  for (char c : *text)
+    if (!std::isspace(static_cast<unsigned char>(c))) commit += c;
+  if (!is_commit_sha(commit)) return std::nullopt;
+  return commit;
+}
+
+bool HubCache::store_ref(const std::string& revision, const std::string& commit) {
+  if (!safe_revision(revision) || !is_commit_sha(commit) || revision == commit) return false;
+  return write_atomically(repo_dir_ / "refs" / revision, commit);
+}
+
+bool HubCache::store_file(const std::string& commit, const std::string& path, const std::string& etag, const std::string& bytes) {
+  if (!is_commit_sha(commit) || !safe_repo_path(path) || !hex_name(etag)) return false;
+  fs::path blob = repo_dir_ / "blobs" / etag;
+  std::error_code ec;
+  if (!fs::exists(blob, ec) && !write_atomically(blob, bytes)) return false;
+  fs::path link = snapshot_dir(commit) / path;
+  fs::create_directories(link.parent_path(), ec);
+  if (ec) return false;
+  // ../../blobs/<etag> from snapshots/<commit>/, one more ../ per folder level inside the repo.
+  fs::path target = fs::path("..") / "..";
+  for (auto depth = std::count(path.begin(), path.end(), '/'); depth > 0; --depth) target /= "..";
+  target = target / "blobs" / etag;
+  fs::path tmp = link;
+  tmp += "." + random_suffix() + ".incomplete";
+  fs::create_symlink(target, tmp, ec);
+  if (ec) {
+    // No symlinks here (some filesystems): a plain copy is what huggingface_hub does then.
+    return write_atomically(link, bytes);
+  }
+  fs::rename(tmp, link, ec);
+  if (ec) fs::remove(tmp, ec);
+  return !ec;
+}
+
+bool HubCache::store_missing(const std::string& commit, const std::string& path) {
+  if (!is_commit_sha(commit) || !safe_repo_path(path)) return false;
+  return write_atomically(repo_dir_ / ".no_exist" / commit / path, "");
+}
+
+bool HubCache::store_listing(const std::string& commit, const std::vector<FileEntry>& files) {
+  if (!is_commit_sha(commit)) return false;
+  std::vector<Json> items;
+  for (const auto& f : files)
+    items.push_back(Json::make_object({{"path", Json::make_string(f.path)}, {"size", Json::make_uint(f.size)}}));
+  Json doc = Json::make_object({{"format_version", Json::make_int(1)}, {"files", Json::make_array(std::move(items))}});
+  return write_atomically(own_dir(commit) / "files.json", doc.dump());
+}
+
+bool HubCache::store_header_bytes(const std::string& commit, const std::string& path, uint64_t offset, const std::string& bytes) {
+  if (!is_commit_sha(commit) || !safe_repo_path(path)) return false;
+  fs::path file = own_dir(commit) / "headers" / path;
+  if (offset == 0) return write_atomically(file, bytes);
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec) || fs::file_size(file, ec) != offset) return false;
+  auto existing = read_small(file, offset);
+  if (!existing) return false;
+  return write_atomically(file, *existing + bytes);
+}
+
+CachedSource::CachedSource(const HubCache& cache, std::string repo_id, std::string commit)
+    : repo_dir_(cache.repo_dir()),
+      snapshot_(cache.snapshot_dir(commit)),
+      own_(cache.own_dir(commit)),
+      repo_id_(std::move(repo_id)),
+      commit_(std::move(commit)),
+      snapshot_files_(snapshot_, "hf-cache", commit_) {}
+
+std::string CachedSource::location() const { return snapshot_.string(); }
+
+Error CachedSource::miss(const std::string& path, const std::string& what) {
+  misses_.push_back(path);
+  return not_found(path, what + " of " + repo_id_ + " at " + commit_ + " is not in the cache (" + repo_dir_.string() + ")",
+                   "run once without --offline (and without HF_HUB_OFFLINE) to fetch it");
+}
+
+Result<std::vector<FileEntry>> CachedSource::list_files() {
+  if (listing_) return *listing_;
+  if (auto text = read_small(own_ / "files.json", kMaxListingBytes)) {
+    auto doc = parse_json(*text, (own_ / "files.json").string());
+    const Json* files = doc ? doc->find("files") : nullptr;
+    if (files && files->is_array()) {
+      std::vector<FileEntry> out;
+      for (const auto& item : files->items()) {
+        const Json* p = item.find("path");
+        const Json* s = item.find("size");
+        if (!p || !p->is_string() || !s || !s->as_uint() || !safe_repo_path(p->as_string())) continue;
+        out.push_back({p->as_string(), *s->as_uint()});
+      }
+      listing_ = std::move(out);
+      return *listing_;
+    }
+  }
+  std::error_code ec;
+  if (!fs::is_directory(snapshot_, ec)) {
+    misses_.push_back("listing");
+    return not_found(snapshot_.string(), "snapshot " + commit_ + " of " + repo_id_ + " is not cached",
+                     "run once without --offline to fetch it");
+  }
+  auto walked = snapshot_files_.list_files();
+  if (!walked) return walked.error();
+  listing_ = std::move(walked.value());
+  return *listing_;
+}
+
+Result<std::optional<std::string>> CachedSource::read_file(const std::string& path, uint64_t max_bytes) {
+  if (!safe_repo_path(path)) return std::optional<std::string>{};
+  std::error_code ec;
+  if (fs::exists(repo_dir_ / ".no_exist" / commit_ / path, ec)) return std::optional<std::string>{};
+  if (fs::is_regular_file(snapshot_ / path, ec)) return snapshot_files_.read_file(path, max_bytes);
+  auto listing = list_files();
+  if (!listing) return listing.error();
+  for (const auto& f : *listing)
+    if (f.path == path) return miss(path, "file " + path);
+  return std::optional<std::string>{};
+}
+
+std::vector<Result<std::string>> CachedSource::read_ranges(const std::vector<RangeRequest>& requests) {
+  std::vector<Result<std::string>> out;
+  std::error_code ec;
+  for (const auto& r : requests) {
+    if (!safe_repo_path(r.path)) {
+      out.emplace_back(miss(r.path, "header of " + r.path));
+      continue;
+    }
+    if (auto prefix = read_small(own_ / "headers" / r.path, uint64_t{200} << 20); prefix && r.offset < prefix->size()) {
+      out.emplace_back(prefix->substr(static_cast<size_t>(r.offset), static_cast<size_t>(r.length)));
+      continue;
+    }
+    // A complete file another tool downloaded (size as listed) serves any range.
+    uint64_t listed = 0;
+    if (listing_)
+      for (const auto& f : *listing_)
+        if (f.path == r.path) listed = f.size;
+    if (fs::is_regular_file(snapshot_ / r.path, ec) && fs::file_size(snapshot_ / r.path, ec) == listed && listed > 0) {
+      auto part = snapshot_files_.read_ranges({r});
+      out.push_back(std::move(part.front()));
+      continue;
+    }
+    out.emplace_back(miss(r.path, "header of " + r.path));
+  }
+  return out;
+}
+
+}  // namespace hfi

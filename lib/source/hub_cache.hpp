@@ -1,0 +1,82 @@
+// What hfinspect fetched from the Hub, kept in the standard Hugging Face cache layout so that other
+// tools share it and a second run needs no network:
+//   models--org--name/refs/<revision>              commit sha, no trailing newline
+//   models--org--name/blobs/<etag>                 whole small files (config.json, the index...)
+//   models--org--name/snapshots/<commit>/<path>    relative symlink to ../../blobs/<etag>
+//   models--org--name/.no_exist/<commit>/<path>    the file is known to be absent
+// Shard headers are not whole files, so they must never appear in blobs/ or snapshots/ (other tools
+// would take them for complete weights). They go to a folder of our own beside them:
+//   models--org--name/hfinspect/<commit>/files.json          the repository listing with sizes
+//   models--org--name/hfinspect/<commit>/headers/<path>      the first 8 + N bytes of each shard
+// Every write goes to a temporary name first and is renamed into place, so readers never see a
+// half-written file.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "source/local_source.hpp"
+#include "source/source.hpp"
+
+namespace hfi {
+
+// A repository path that is safe to join below a cache folder: relative, no "..", no empty or
+// "." segment, no backslash or NUL. Paths come from the network, so this is checked before use.
+bool safe_repo_path(const std::string& path);
+
+class HubCache {
+ public:
+  HubCache(std::filesystem::path cache_dir, const std::string& repo_id);
+
+  const std::filesystem::path& repo_dir() const { return repo_dir_; }
+  std::optional<std::string> read_ref(const std::string& revision) const;
+
+  // Each returns false when the cache could not be written (read-only, disk full); callers carry on.
+  bool store_ref(const std::string& revision, const std::string& commit);
+  bool store_file(const std::string& commit, const std::string& path, const std::string& etag, const std::string& bytes);
+  bool store_missing(const std::string& commit, const std::string& path);
+  bool store_listing(const std::string& commit, const std::vector<FileEntry>& files);
+  // Bytes [offset, offset + bytes.size()) of a shard's beginning; offset 0 starts a new prefix,
+  // any other offset must continue the stored one exactly.
+  bool store_header_bytes(const std::string& commit, const std::string& path, uint64_t offset, const std::string& bytes);
+
+  std::filesystem::path snapshot_dir(const std::string& commit) const;
+  std::filesystem::path own_dir(const std::string& commit) const;
+
+ private:
+  std::filesystem::path repo_dir_;
+};
+
+// Reads one commit back from the cache, without the network. It serves shard headers from our own
+// folder, or from complete files in the snapshot that another tool downloaded. Whatever the cache
+// cannot answer is recorded in misses(), so the caller can fetch instead, or say what is missing.
+class CachedSource final : public Source {
+ public:
+  CachedSource(const HubCache& cache, std::string repo_id, std::string commit);
+
+  std::string kind() const override { return "hf-cache"; }
+  std::string location() const override;
+  std::string commit() const override { return commit_; }
+  Result<std::vector<FileEntry>> list_files() override;
+  Result<std::optional<std::string>> read_file(const std::string& path, uint64_t max_bytes) override;
+  std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) override;
+
+  const std::vector<std::string>& misses() const { return misses_; }
+
+ private:
+  Error miss(const std::string& path, const std::string& what);
+
+  std::filesystem::path repo_dir_;
+  std::filesystem::path snapshot_;
+  std::filesystem::path own_;
+  std::string repo_id_;
+  std::string commit_;
+  LocalSource snapshot_files_;
+  std::optional<std::vector<FileEntry>> listing_;
+  std::vector<std::string> misses_;
+};
+
+}  // namespace hfi

@@ -1,0 +1,72 @@
+#include "source/hub_settings.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "source/hf_cache.hpp"
+
+namespace hfi {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+std::string trim(std::string s) {
+  auto space = [](unsigned char c) { return std::isspace(c) != 0; };
+  s.erase(s.begin(), std::find_if_not(s.begin(), s.end(), space));
+  s.erase(std::find_if_not(s.rbegin(), s.rend(), space).base(), s.end());
+  return s;
+}
+
+std::string read_token_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) return {};
+  std::string line;
+  std::getline(in, line, '\0');
+  return trim(line.substr(0, 4096));
+}
+
+}  // namespace
+
+bool env_flag(const char* name) {
+  std::string v = env(name);
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return v == "1" || v == "ON" || v == "YES" || v == "TRUE";
+}
+
+HubSettings hub_settings_from_environment() {
+  HubSettings s;
+  if (std::string e = trim(env("HF_ENDPOINT")); !e.empty()) s.endpoint = e;
+  while (!s.endpoint.empty() && s.endpoint.back() == '/') s.endpoint.pop_back();
+  s.offline = env_flag("HF_HUB_OFFLINE") || env_flag("TRANSFORMERS_OFFLINE");
+  s.cache_dir = hub_cache_dir();
+  if (!env_flag("HF_HUB_DISABLE_IMPLICIT_TOKEN")) {
+    if (std::string t = trim(env("HF_TOKEN")); !t.empty()) {
+      s.token = t;
+      s.token_source = "HF_TOKEN";
+    } else if (std::string legacy = trim(env("HUGGING_FACE_HUB_TOKEN")); !legacy.empty()) {
+      s.token = legacy;
+      s.token_source = "HUGGING_FACE_HUB_TOKEN";
+    } else {
+      std::filesystem::path file = env("HF_TOKEN_PATH").empty() ? hf_home_dir() / "token" : std::filesystem::path(env("HF_TOKEN_PATH"));
+      s.token = read_token_file(file);
+      if (!s.token.empty()) s.token_source = "the token file " + file.string();
+    }
+  }
+  if (std::string t = trim(env("HF_HUB_DOWNLOAD_TIMEOUT")); !t.empty() && t.size() < 7 &&
+      std::all_of(t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c); }) && std::stol(t) > 0)
+    s.timeout_s = std::stol(t);
+  for (const char* name : {"CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE"})
+    if (std::string v = env(name); !v.empty()) {
+      s.ca_bundle = v;
+      break;
+    }
+  return s;
+}
+
+}  // namespace hfi

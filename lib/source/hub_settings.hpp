@@ -1,0 +1,28 @@
+// How to reach the Hub, from the environment the Hugging Face tools share: HF_ENDPOINT, the token
+// (HF_TOKEN, HUGGING_FACE_HUB_TOKEN, HF_TOKEN_PATH, $HF_HOME/token), HF_HUB_OFFLINE, the cache
+// location, HF_HUB_DOWNLOAD_TIMEOUT and a custom CA bundle for TLS-inspecting proxies. Proxies
+// themselves are read by libcurl from http_proxy / https_proxy / all_proxy / no_proxy.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace hfi {
+
+struct HubSettings {
+  std::string endpoint = "https://huggingface.co";  // no trailing '/'
+  std::string token;
+  std::string token_source;  // where the token came from, for messages; never the token itself
+  bool offline = false;
+  std::filesystem::path cache_dir;
+  long timeout_s = 10;  // stall timeout per request
+  int retries = 5;
+  std::string ca_bundle;
+};
+
+// "1", "ON", "YES", "TRUE" in any case, as huggingface_hub reads flags.
+bool env_flag(const char* name);
+
+HubSettings hub_settings_from_environment();
+
+}  // namespace hfi

@@ -1,0 +1,385 @@
+#include "source/hub_source.hpp"
+
+#include <algorithm>
+
+#include "core/checked.hpp"
+#include "core/json.hpp"
+#include "http/url.hpp"
+
+namespace hfi {
+namespace {
+
+constexpr uint64_t kMaxInfoBytes = 64u << 20;
+constexpr uint64_t kMaxSmallFile = 16u << 20;
+constexpr uint64_t kMaxIndexFile = 64u << 20;
+constexpr size_t kMaxTreePages = 1000;
+constexpr uint64_t kMaxStoredHeader = 100'000'000 + 8;
+
+// Files worth asking for before the listing arrives: what load_snapshot reads, plus the
+// quantization side-cars. Absent ones cost one quiet 404 each.
+const std::vector<std::string>& round_one_files() {
+  static const std::vector<std::string> files = {
+      "config.json",          "generation_config.json", "tokenizer_config.json", "model.safetensors.index.json",
+      "quantize_config.json", "hf_quant_config.json",
+  };
+  return files;
+}
+
+std::string normalized_etag(std::string etag) {
+  if (etag.rfind("W/", 0) == 0) etag = etag.substr(2);
+  if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') etag = etag.substr(1, etag.size() - 2);
+  return etag;
+}
+
+std::string with_request_id(std::string message, const http::Response& r) {
+  std::string id = r.request_id();
+  if (!id.empty()) message += " (request id " + id + ")";
+  return message;
+}
+
+std::optional<uint64_t> parse_size(const std::string& text) {
+  if (text.empty() || text.size() > 19 || !std::all_of(text.begin(), text.end(), ::isdigit)) return std::nullopt;
+  return std::stoull(text);
+}
+
+// Reads `siblings` (model info) or a tree page's entries into FileEntry values; false if a size is
+// missing. Paths that are unsafe to use as file names are dropped.
+bool read_entry(const Json& item, const char* path_key, std::vector<FileEntry>& out) {
+  const Json* path = item.find(path_key);
+  if (!path || !path->is_string() || !safe_repo_path(path->as_string())) return true;
+  const Json* type = item.find("type");
+  if (type && type->is_string() && type->as_string() != "file") return true;
+  std::optional<uint64_t> size;
+  if (const Json* lfs = item.find("lfs"); lfs && lfs->is_object())
+    if (const Json* s = lfs->find("size"); s) size = s->as_uint();
+  if (!size)
+    if (const Json* s = item.find("size"); s) size = s->as_uint();
+  out.push_back({path->as_string(), size.value_or(0)});
+  return size.has_value();
+}
+
+std::string next_link(const http::Headers& headers) {
+  auto it = headers.find("link");
+  if (it == headers.end()) return {};
+  // <url>; rel="next", <url>; rel="prev"
+  const std::string& v = it->second;
+  for (size_t open = v.find('<'); open != std::string::npos; open = v.find('<', open + 1)) {
+    size_t close = v.find('>', open);
+    if (close == std::string::npos) break;
+    size_t end = v.find('<', close);
+    std::string params = v.substr(close + 1, end == std::string::npos ? std::string::npos : end - close - 1);
+    if (params.find("rel=\"next\"") != std::string::npos || params.find("rel=next") != std::string::npos)
+      return v.substr(open + 1, close - open - 1);
+  }
+  return {};
+}
+
+Result<RepoInfo> parse_repo_info(const std::string& body, const std::string& url) {
+  auto doc = parse_json(body, url);
+  if (!doc) return doc.error();
+  if (!doc->is_object()) return malformed(url, "", "repository info is not a JSON object");
+  RepoInfo info;
+  const Json* sha = doc->find("sha");
+  if (!sha || !sha->is_string() || !is_commit_sha(sha->as_string()))
+    return malformed(url, "sha", "repository info has no 40-hex commit sha");
+  info.commit = sha->as_string();
+  if (const Json* siblings = doc->find("siblings"); siblings && siblings->is_array())
+    for (const auto& item : siblings->items())
+      if (item.is_object() && !read_entry(item, "rfilename", info.files)) info.sizes_known = false;
+  if (const Json* gated = doc->find("gated"); gated && gated->is_string()) info.gated = gated->as_string();
+  if (const Json* priv = doc->find("private"); priv && priv->is_bool()) info.is_private = priv->as_bool();
+  return info;
+}
+
+// Mirrors that do not answer blobs=true give no sizes: the tree API has them, paginated.
+Status fill_sizes_from_tree(RepoInfo& info, const RepoRef& ref, const HubSettings& settings, http::Transport& transport) {
+  std::string url = settings.endpoint + "/api/models/" + ref.repo_id + "/tree/" + info.commit + "?recursive=true";
+  std::vector<FileEntry> files;
+  for (size_t page = 0; !url.empty(); ++page) {
+    if (page == kMaxTreePages) return malformed(url, "Link", "tree listing goes on for more than 1000 pages");
+    http::Request request;
+    request.url = url;
+    request.max_body = kMaxInfoBytes;
+    auto response = transport.perform({request}).front();
+    if (response.status != 200) return hub_error(response, ref, settings, "file listing");
+    auto doc = parse_json(response.body, url);
+    if (!doc) return doc.error();
+    if (!doc->is_array()) return malformed(url, "", "tree listing is not a JSON array");
+    for (const auto& item : doc->items())
+      if (item.is_object() && !read_entry(item, "path", files))
+        return malformed(url, "size", "tree entry without a size");
+    url = next_link(response.headers);
+    if (!url.empty() && http::origin_of(url) != http::origin_of(settings.endpoint))
+      return malformed(url, "Link", "next page points away from the endpoint");
+  }
+  info.files = std::move(files);
+  info.sizes_known = true;
+  return Ok{};
+}
+
+http::Request info_request(const RepoRef& ref, const HubSettings& settings) {
+  http::Request r;
+  r.url = settings.endpoint + "/api/models/" + ref.repo_id + "/revision/" + http::encode_component(ref.revision) + "?blobs=true";
+  r.max_body = kMaxInfoBytes;
+  return r;
+}
+
+}  // namespace
+
+Error hub_error(const http::Response& r, const RepoRef& ref, const HubSettings& settings, const std::string& what) {
+  const std::string repo_page = settings.endpoint + "/" + ref.repo_id;
+  const std::string subject = what + " of " + ref.repo_id;
+  if (r.status == 0) {
+    std::string message = "cannot fetch " + subject + " from " + settings.endpoint + ": " + r.transport_error;
+    if (r.attempts > 1) message += " (after " + std::to_string(r.attempts) + " attempts)";
+    return {ErrorKind::Network, r.url, "", message,
+            "check the network, the proxy variables (https_proxy, no_proxy) and HF_ENDPOINT; --offline reads the cache"};
+  }
+  auto header = [&](const char* name) {
+    auto it = r.headers.find(name);
+    return it == r.headers.end() ? std::string() : it->second;
+  };
+  const std::string code = header("x-error-code");
+  const std::string server_message = header("x-error-message");
+  const bool token = !settings.token.empty();
+  if (code == "RevisionNotFound")
+    return {ErrorKind::NotFound, r.url, "revision",
+            with_request_id("revision '" + ref.revision + "' does not exist in " + ref.repo_id, r),
+            "branches and tags are listed at " + repo_page + "/tree/main; a commit sha works too"};
+  if (code == "GatedRepo") {
+    if (r.status == 401 || !token)
+      return {ErrorKind::NotFound, r.url, "", with_request_id(ref.repo_id + " is gated: its files need an authenticated request", r),
+              "request access at " + repo_page + ", then set HF_TOKEN (or --token) to a token of that account"};
+    return {ErrorKind::NotFound, r.url, "",
+            with_request_id(ref.repo_id + " is gated and the token from " + settings.token_source + " has no access" +
+                                (server_message.empty() ? "" : ": " + server_message),
+                            r),
+            "request access at " + repo_page + " (approval may still be pending)"};
+  }
+  if (server_message.find("Invalid credentials") != std::string::npos)
+    return {ErrorKind::NotFound, r.url, "", with_request_id("the Hub rejected the token from " + settings.token_source, r),
+            "create a fresh token at https://huggingface.co/settings/tokens, or unset it to read public repositories"};
+  if (r.status == 403 && server_message.find("disabled") != std::string::npos)
+    return {ErrorKind::NotFound, r.url, "", with_request_id(ref.repo_id + " is disabled on the Hub", r), {}};
+  if (code == "EntryNotFound")
+    return {ErrorKind::NotFound, r.url, "", with_request_id(subject + " does not exist at revision " + ref.revision, r), {}};
+  if (code == "RepoNotFound" || r.status == 401 || r.status == 404) {
+    if (token)
+      return {ErrorKind::NotFound, r.url, "",
+              with_request_id(ref.repo_id + " does not exist, or the token from " + settings.token_source + " cannot see it", r),
+              "check the spelling of the repository id"};
+    return {ErrorKind::NotFound, r.url, "", with_request_id(ref.repo_id + " does not exist, or is private", r),
+            "check the spelling; for a private repository set HF_TOKEN (or --token)"};
+  }
+  if (r.status == 429) {
+    std::string message = "the Hub's rate limit is exhausted";
+    if (r.retry_after_ms) message += "; it resets in about " + std::to_string((*r.retry_after_ms + 999) / 1000) + " s";
+    return {ErrorKind::Network, r.url, "", with_request_id(message + " (fetching " + subject + ")", r),
+            token ? "wait for the window to reset" : "wait, or set HF_TOKEN: authenticated requests get a higher limit"};
+  }
+  if (r.status >= 500)
+    return {ErrorKind::Network, r.url, "",
+            with_request_id("the server answered " + std::to_string(r.status) + " for " + subject + " after " +
+                                std::to_string(r.attempts) + " attempt(s)",
+                            r),
+            "try again later"};
+  if (r.status == 403)
+    return {ErrorKind::NotFound, r.url, "",
+            with_request_id("access to " + subject + " is refused" + (server_message.empty() ? "" : ": " + server_message), r),
+            "check the token's permissions"};
+  return {ErrorKind::Malformed, r.url, "", with_request_id("unexpected HTTP status " + std::to_string(r.status) + " for " + subject, r), {}};
+}
+
+Result<RepoInfo> fetch_repo_info(const RepoRef& ref, const HubSettings& settings, http::Transport& transport) {
+  auto request = info_request(ref, settings);
+  auto response = transport.perform({request}).front();
+  if (response.status != 200) return hub_error(response, ref, settings, "repository info");
+  auto info = parse_repo_info(response.body, request.url);
+  if (info && !info->sizes_known) {
+    auto filled = fill_sizes_from_tree(*info, ref, settings, transport);
+    if (!filled) return filled.error();
+  }
+  return info;
+}
+
+HubSource::HubSource(RepoRef ref, HubSettings settings, http::Transport& transport, HubCache* cache, uint64_t header_probe_bytes)
+    : ref_(std::move(ref)), settings_(std::move(settings)), transport_(transport), cache_(cache), probe_bytes_(header_probe_bytes) {}
+
+std::string HubSource::location() const { return settings_.endpoint + "/" + ref_.repo_id; }
+
+std::string HubSource::file_url(const std::string& path) const {
+  const std::string& revision = info_.commit.empty() ? ref_.revision : info_.commit;
+  return settings_.endpoint + "/" + ref_.repo_id + "/resolve/" + http::encode_component(revision) + "/" + http::encode_path(path);
+}
+
+bool HubSource::listed(const std::string& path) const {
+  return std::any_of(info_.files.begin(), info_.files.end(), [&](const FileEntry& f) { return f.path == path; });
+}
+
+void HubSource::cache_failed() {
+  if (cache_warned_ || !cache_) return;
+  cache_warned_ = true;
+  notes_.push_back("could not write to the cache at " + cache_->repo_dir().string() + "; the next run will fetch again");
+}
+
+Status HubSource::open(std::optional<RepoInfo> known) {
+  opened_ = true;
+  std::vector<http::Request> requests;
+  if (known) info_ = std::move(*known);
+  if (!known) requests.push_back(info_request(ref_, settings_));
+  size_t first_file = requests.size();
+  for (const auto& path : round_one_files()) {
+    http::Request r;
+    r.url = file_url(path);
+    r.max_body = path.ends_with(".index.json") ? kMaxIndexFile : kMaxSmallFile;
+    requests.push_back(r);
+  }
+  // Single-file repositories are common: read model.safetensors's header now rather than a round later.
+  http::Request probe;
+  probe.url = file_url("model.safetensors");
+  probe.range_offset = 0;
+  probe.range_length = probe_bytes_;
+  requests.push_back(probe);
+
+  auto responses = transport_.perform(requests);
+  if (!known) {
+    if (responses[0].status != 200) return hub_error(responses[0], ref_, settings_, "repository info");
+    auto info = parse_repo_info(responses[0].body, requests[0].url);
+    if (!info) return info.error();
+    info_ = std::move(info.value());
+    if (!info_.sizes_known) {
+      auto filled = fill_sizes_from_tree(info_, ref_, settings_, transport_);
+      if (!filled) return filled.error();
+    }
+  }
+  // A branch can move between our requests; anything answered for another commit is asked again.
+  std::vector<std::string> stale;
+  for (size_t i = 0; i < round_one_files().size(); ++i) {
+    const std::string& path = round_one_files()[i];
+    const http::Response& r = responses[first_file + i];
+    std::string commit = r.first_header("x-repo-commit");
+    if (!commit.empty() && commit != info_.commit) {
+      stale.push_back(path);
+      continue;
+    }
+    auto taken = take_file(path, r);
+    if (!taken) return taken.error();
+    prefetched_[path] = std::move(taken.value());
+  }
+  const http::Response& probed = responses.back();
+  if ((probed.status == 200 || probed.status == 206) && probed.first_header("x-repo-commit") == info_.commit)
+    speculative_probe_ = probed;
+  for (const auto& path : stale) {
+    auto again = read_file(path, path.ends_with(".index.json") ? kMaxIndexFile : kMaxSmallFile);
+    if (!again) return again.error();
+    prefetched_[path] = std::move(again.value());
+  }
+  if (cache_) {
+    if (!cache_->store_listing(info_.commit, info_.files)) cache_failed();
+    if (ref_.revision != info_.commit && !cache_->store_ref(ref_.revision, info_.commit)) cache_failed();
+  }
+  return Ok{};
+}
+
+Result<std::optional<std::string>> HubSource::take_file(const std::string& path, const http::Response& r) {
+  if (r.status == 404) {
+    // EntryNotFound (or a mirror's bare 404): the file is absent at this commit; remember that.
+    if (cache_ && r.first_header("x-repo-commit") == info_.commit) cache_->store_missing(info_.commit, path);
+    return std::optional<std::string>{};
+  }
+  if (r.status != 200) return hub_error(r, ref_, settings_, path);
+  if (r.too_large) return malformed(path, "", "is larger than hfinspect reads for a metadata file");
+  std::string etag = normalized_etag(r.first_header("x-linked-etag"));
+  if (etag.empty()) etag = normalized_etag(r.first_header("etag"));
+  if (cache_ && !cache_->store_file(info_.commit, path, etag, r.body) && !etag.empty()) cache_failed();
+  return std::optional<std::string>(r.body);
+}
+
+Result<std::vector<FileEntry>> HubSource::list_files() {
+  if (!opened_) {
+    auto status = open();
+    if (!status) return status.error();
+  }
+  return info_.files;
+}
+
+Result<std::optional<std::string>> HubSource::read_file(const std::string& path, uint64_t max_bytes) {
+  if (!opened_) {
+    auto status = open();
+    if (!status) return status.error();
+  }
+  if (auto it = prefetched_.find(path); it != prefetched_.end()) {
+    if (it->second && it->second->size() > max_bytes)
+      return malformed(path, "", "is " + std::to_string(it->second->size()) + " bytes, over the limit of " + std::to_string(max_bytes));
+    return it->second;
+  }
+  if (!listed(path)) return std::optional<std::string>{};  // the listing is authoritative for this commit
+  http::Request request;
+  request.url = file_url(path);
+  request.max_body = max_bytes;
+  auto response = transport_.perform({request}).front();
+  auto taken = take_file(path, response);
+  if (taken) prefetched_[path] = taken.value();
+  return taken;
+}
+
+void HubSource::remember_header_bytes(const std::string& path, uint64_t offset, const std::string& bytes) {
+  if (!cache_) return;
+  std::string kept = bytes;
+  if (offset == 0 && bytes.size() >= 8) {
+    // Keep the 8-byte length and the header, not the tensor bytes a probe also brought.
+    auto n = read_u64_le({reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()});
+    if (!n || *n > kMaxStoredHeader) return;
+    kept.resize(static_cast<size_t>(std::min<uint64_t>(bytes.size(), 8 + *n)));
+  }
+  if (!cache_->store_header_bytes(info_.commit, path, offset, kept)) cache_failed();
+}
+
+std::vector<Result<std::string>> HubSource::read_ranges(const std::vector<RangeRequest>& requests) {
+  std::vector<std::optional<Result<std::string>>> slots(requests.size());
+  std::vector<http::Request> batch;
+  std::vector<size_t> owner;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const auto& rr = requests[i];
+    if (rr.path == "model.safetensors" && rr.offset == 0 && speculative_probe_ &&
+        (rr.length <= speculative_probe_->body.size() ||
+         (speculative_probe_->total_size && speculative_probe_->body.size() == *speculative_probe_->total_size))) {
+      std::string bytes = speculative_probe_->body.substr(0, static_cast<size_t>(rr.length));
+      remember_header_bytes(rr.path, 0, bytes);
+      slots[i] = std::move(bytes);
+      continue;
+    }
+    http::Request r;
+    r.url = file_url(rr.path);
+    r.range_offset = rr.offset;
+    r.range_length = rr.length;
+    batch.push_back(r);
+    owner.push_back(i);
+  }
+  auto responses = transport_.perform(batch);
+  for (size_t j = 0; j < responses.size(); ++j) {
+    const auto& rr = requests[owner[j]];
+    const auto& r = responses[j];
+    if (r.status == 416) {
+      slots[owner[j]] = malformed(rr.path, "bytes " + std::to_string(rr.offset) + "+",
+                                  "the server says this range lies past the end of the file");
+    } else if (r.status != 200 && r.status != 206) {
+      slots[owner[j]] = hub_error(r, ref_, settings_, rr.path);
+    } else {
+      if (auto linked = parse_size(r.first_header("x-linked-size"))) {
+        for (const auto& f : info_.files)
+          if (f.path == rr.path && f.size != *linked)
+            notes_.push_back(rr.path + ": the listing gives " + std::to_string(f.size) + " bytes, the Hub's redirect " +
+                             std::to_string(*linked));
+      }
+      remember_header_bytes(rr.path, rr.offset, r.body);
+      slots[owner[j]] = r.body;
+    }
+  }
+  std::vector<Result<std::string>> out;
+  out.reserve(slots.size());
+  for (auto& s : slots) out.push_back(std::move(*s));
+  return out;
+}
+
+}  // namespace hfi

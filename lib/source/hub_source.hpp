@@ -1,0 +1,75 @@
+// The Hub over HTTP as a Source. open() is the first round trip: the repository info (which pins
+// the revision to a commit and lists every file with its size), the config files, the index, the
+// quantization side-cars and a speculative header read of model.safetensors, all in parallel.
+// read_ranges() then sends every shard's header read at once. Whatever arrives is also written to
+// the Hugging Face cache (hub_cache.hpp), keyed by the pinned commit.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "http/http.hpp"
+#include "source/hf_cache.hpp"
+#include "source/hub_cache.hpp"
+#include "source/hub_settings.hpp"
+#include "source/source.hpp"
+
+namespace hfi {
+
+struct RepoInfo {
+  std::string commit;
+  std::vector<FileEntry> files;
+  bool sizes_known = true;
+  std::string gated;  // "", "auto" or "manual"
+  bool is_private = false;
+};
+
+// Maps an HTTP failure onto an Error a user can act on: gated, missing or private repository,
+// missing revision, rejected token, disabled repository, rate limit, network. `what` names the
+// request ("repository info", "config.json"); the server's request id is quoted when present.
+Error hub_error(const http::Response& response, const RepoRef& ref, const HubSettings& settings, const std::string& what);
+
+// One request: the repository info at `ref.revision` (used alone to revalidate a cached branch).
+Result<RepoInfo> fetch_repo_info(const RepoRef& ref, const HubSettings& settings, http::Transport& transport);
+
+class HubSource final : public Source {
+ public:
+  // `cache` may be null (nothing is written then).
+  HubSource(RepoRef ref, HubSettings settings, http::Transport& transport, HubCache* cache, uint64_t header_probe_bytes);
+
+  // The first round trip. `known` is repository info already fetched this run.
+  Status open(std::optional<RepoInfo> known = std::nullopt);
+
+  std::string kind() const override { return "hub"; }
+  std::string location() const override;
+  std::string commit() const override { return info_.commit; }
+  Result<std::vector<FileEntry>> list_files() override;
+  Result<std::optional<std::string>> read_file(const std::string& path, uint64_t max_bytes) override;
+  std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) override;
+
+  const std::vector<std::string>& notes() const { return notes_; }
+
+ private:
+  std::string file_url(const std::string& path) const;
+  bool listed(const std::string& path) const;
+  // Takes a whole-file response: the bytes, nullopt for an absent file, or the error.
+  Result<std::optional<std::string>> take_file(const std::string& path, const http::Response& response);
+  void remember_header_bytes(const std::string& path, uint64_t offset, const std::string& bytes);
+  void cache_failed();
+
+  RepoRef ref_;
+  HubSettings settings_;
+  http::Transport& transport_;
+  HubCache* cache_;
+  uint64_t probe_bytes_;
+  bool opened_ = false;
+  RepoInfo info_;
+  std::map<std::string, std::optional<std::string>> prefetched_;
+  std::optional<http::Response> speculative_probe_;
+  std::vector<std::string> notes_;
+  bool cache_warned_ = false;
+};
+
+}  // namespace hfi
