@@ -11,18 +11,22 @@ std::string strip(const std::string& s, std::string_view suffix) { return s.subs
 
 StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   StorageView view;
-  std::unordered_map<std::string, const TensorInfo*> by_name;
-  std::unordered_map<std::string, std::string> shard_of;
+  // Keys are views of the names inside `shards`, which outlive this function's maps.
+  size_t tensor_count = 0;
+  for (const auto& s : shards) tensor_count += s.header.tensors.size();
+  std::unordered_map<std::string_view, const TensorInfo*> by_name;
+  by_name.reserve(tensor_count);
   for (const auto& s : shards) {
     view.stored_bytes += s.header.data_bytes;
     view.file_bytes += s.header.file_size();
     for (const auto& t : s.header.tensors) {
       by_name[t.name] = &t;
-      shard_of[t.name] = s.path;
       view.stored_elements += t.elements;
     }
   }
+  view.logical.reserve(tensor_count);
   std::unordered_map<std::string, size_t> logical_index;
+  logical_index.reserve(tensor_count);
   std::vector<const TensorInfo*> deferred;  // bookkeeping whose owner is added later
   for (const auto& s : shards) {
     for (const auto& t : s.header.tensors) {

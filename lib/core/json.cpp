@@ -213,12 +213,16 @@ Json convert(simdjson::dom::element e) {
     case T::STRING: return Json::make_string(std::string(std::string_view(e)));
     case T::ARRAY: {
       std::vector<Json> items;
-      for (auto child : simdjson::dom::array(e)) items.push_back(convert(child));
+      simdjson::dom::array array(e);
+      items.reserve(array.size());
+      for (auto child : array) items.push_back(convert(child));
       return Json::make_array(std::move(items));
     }
     case T::OBJECT: {
       std::vector<Json::Member> members;
-      for (auto field : simdjson::dom::object(e))
+      simdjson::dom::object object(e);
+      members.reserve(object.size());
+      for (auto field : object)
         members.emplace_back(std::string(field.key), convert(field.value));
       return Json::make_object(std::move(members));
     }

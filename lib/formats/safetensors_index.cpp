@@ -1,6 +1,5 @@
 #include "formats/safetensors_index.hpp"
 
-#include <unordered_map>
 #include <unordered_set>
 
 #include "core/json.hpp"
@@ -55,19 +54,28 @@ Result<SafetensorsIndex> parse_safetensors_index(std::string_view text, std::str
   }
   const Json* map = json->find("weight_map");
   if (!map || !map->is_object()) return malformed(f, "weight_map", "missing or not a JSON object");
-  std::unordered_set<std::string> shard_set;
-  std::unordered_map<std::string, std::string> owner;
+  // Views into `json`, which outlives both sets: indexes of big MoE models list 100k+ tensors.
+  std::unordered_set<std::string_view> shard_set;
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(map->members().size());
+  index.weight_map.reserve(map->members().size());
   for (const auto& [tensor, shard] : map->members()) {
     if (!shard.is_string()) return malformed(f, "weight_map." + tensor, "shard name is not a string");
     const std::string& name = shard.as_string();
-    if (auto reason = unsafe_shard_name_reason(name); !reason.empty())
-      return malformed(f, "weight_map." + tensor, "shard name \"" + name + "\" " + reason);
-    if (auto [it, inserted] = owner.emplace(tensor, name); !inserted) {
+    bool new_shard = !shard_set.count(name);
+    if (new_shard) {  // a few hundred distinct names among 100k entries: check each once
+      if (auto reason = unsafe_shard_name_reason(name); !reason.empty())
+        return malformed(f, "weight_map." + tensor, "shard name \"" + name + "\" " + reason);
+    }
+    if (!seen.insert(tensor).second) {
       index.claimed_twice.push_back(tensor);
       continue;
     }
     index.weight_map.emplace_back(tensor, name);
-    if (shard_set.insert(name).second) index.shards.push_back(name);
+    if (new_shard) {
+      shard_set.insert(name);
+      index.shards.push_back(name);
+    }
   }
   return index;
 }

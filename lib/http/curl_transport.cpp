@@ -154,7 +154,7 @@ class CurlTransport final : public Transport {
 
   size_t requests_sent() const override { return sent_; }
 
-  std::vector<Response> perform(const std::vector<Request>& requests) override {
+  std::vector<Response> perform(const std::vector<Request>& requests, std::string_view what) override {
     std::vector<Job> jobs(requests.size());
     std::deque<size_t> ready;
     std::vector<size_t> waiting;
@@ -193,7 +193,7 @@ class CurlTransport final : public Transport {
         switch (finish(*job, code)) {
           case Next::Done:
             ++done;
-            if (options_.progress) options_.progress({done, jobs.size()});
+            if (options_.progress) options_.progress({what, done, jobs.size()});
             break;
           case Next::Follow: ready.push_back(index); break;
           case Next::Retry: waiting.push_back(index); break;

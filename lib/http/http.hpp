@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hfi::http {
@@ -55,6 +56,7 @@ struct Response {
 };
 
 struct Progress {
+  std::string_view what;  // the batch's label, e.g. "shard headers"
   size_t done = 0;
   size_t total = 0;
 };
@@ -78,7 +80,8 @@ struct ClientOptions {
 class Transport {
  public:
   virtual ~Transport() = default;
-  virtual std::vector<Response> perform(const std::vector<Request>& requests) = 0;
+  // `what` labels the batch for progress reports ("metadata", "shard headers").
+  virtual std::vector<Response> perform(const std::vector<Request>& requests, std::string_view what) = 0;
   // HTTP requests sent so far, counting every redirect hop and retry.
   virtual size_t requests_sent() const = 0;
 };

@@ -26,13 +26,19 @@ std::string random_suffix() {
   return out;
 }
 
+// <target>.<8 hex>.incomplete, the form huggingface_hub uses for files in flight.
+fs::path temporary_name(const fs::path& target) {
+  std::string name = target.filename().string();
+  name.append(".").append(random_suffix()).append(".incomplete");
+  return target.parent_path() / name;
+}
+
 // Writes `bytes` to `target` through a temporary sibling and a rename.
 bool write_atomically(const fs::path& target, const std::string& bytes) {
   std::error_code ec;
   fs::create_directories(target.parent_path(), ec);
   if (ec) return false;
-  fs::path tmp = target;
-  tmp += "." + random_suffix() + ".incomplete";
+  fs::path tmp = temporary_name(target);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -118,8 +124,7 @@ bool HubCache::store_file(const std::string& commit, const std::string& path, co
   fs::path target = fs::path("..") / "..";
   for (auto depth = std::count(path.begin(), path.end(), '/'); depth > 0; --depth) target /= "..";
   target = target / "blobs" / etag;
-  fs::path tmp = link;
-  tmp += "." + random_suffix() + ".incomplete";
+  fs::path tmp = temporary_name(link);
   fs::create_symlink(target, tmp, ec);
   if (ec) {
     // No symlinks here (some filesystems): a plain copy is what huggingface_hub does then.

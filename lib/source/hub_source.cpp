@@ -100,7 +100,7 @@ Status fill_sizes_from_tree(RepoInfo& info, const RepoRef& ref, const HubSetting
     http::Request request;
     request.url = url;
     request.max_body = kMaxInfoBytes;
-    auto response = transport.perform({request}).front();
+    auto response = transport.perform({request}, "file listing").front();
     if (response.status != 200) return hub_error(response, ref, settings, "file listing");
     auto doc = parse_json(response.body, url);
     if (!doc) return doc.error();
@@ -192,7 +192,7 @@ Error hub_error(const http::Response& r, const RepoRef& ref, const HubSettings& 
 
 Result<RepoInfo> fetch_repo_info(const RepoRef& ref, const HubSettings& settings, http::Transport& transport) {
   auto request = info_request(ref, settings);
-  auto response = transport.perform({request}).front();
+  auto response = transport.perform({request}, "repository info").front();
   if (response.status != 200) return hub_error(response, ref, settings, "repository info");
   auto info = parse_repo_info(response.body, request.url);
   if (info && !info->sizes_known) {
@@ -241,7 +241,7 @@ Status HubSource::open(std::optional<RepoInfo> known) {
   probe.range_length = probe_bytes_;
   requests.push_back(probe);
 
-  auto responses = transport_.perform(requests);
+  auto responses = transport_.perform(requests, "metadata files");
   if (!known) {
     if (responses[0].status != 200) return hub_error(responses[0], ref_, settings_, "repository info");
     auto info = parse_repo_info(responses[0].body, requests[0].url);
@@ -317,7 +317,7 @@ Result<std::optional<std::string>> HubSource::read_file(const std::string& path,
   http::Request request;
   request.url = file_url(path);
   request.max_body = max_bytes;
-  auto response = transport_.perform({request}).front();
+  auto response = transport_.perform({request}, path).front();
   auto taken = take_file(path, response);
   if (taken) prefetched_[path] = taken.value();
   return taken;
@@ -356,7 +356,7 @@ std::vector<Result<std::string>> HubSource::read_ranges(const std::vector<RangeR
     batch.push_back(r);
     owner.push_back(i);
   }
-  auto responses = transport_.perform(batch);
+  auto responses = transport_.perform(batch, "shard headers");
   for (size_t j = 0; j < responses.size(); ++j) {
     const auto& rr = requests[owner[j]];
     const auto& r = responses[j];

@@ -151,21 +151,30 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
   }
 
   if (snap.index && !snap.shards.empty()) {
-    std::unordered_map<std::string, std::string> location;
+    // One map over every header tensor (views into snap, which outlives it); walking the index
+    // marks what it lists, and whatever stays unmarked is missing from the index.
+    struct Place {
+      const std::string* shard;
+      bool listed = false;
+    };
+    std::unordered_map<std::string_view, Place> location;
+    location.reserve(snap.index->weight_map.size());
     for (const auto& s : snap.shards)
-      for (const auto& t : s.header.tensors) location[t.name] = s.path;
+      for (const auto& t : s.header.tensors) location.emplace(t.name, Place{&s.path});
     std::string base = parent_dir(snap.index_path);
-    std::set<std::string> listed;
     for (const auto& [tensor, shard] : snap.index->weight_map) {
-      listed.insert(tensor);
       auto it = location.find(tensor);
-      if (it == location.end())
+      if (it == location.end()) {
         snap.index_mismatches.push_back(tensor + ": listed in the index but in no shard header");
-      else if (it->second != base + shard)
-        snap.index_mismatches.push_back(tensor + ": index says " + shard + ", header of " + it->second + " holds it");
+        continue;
+      }
+      it->second.listed = true;
+      const std::string& holder = *it->second.shard;
+      if (holder.size() != base.size() + shard.size() || !holder.starts_with(base) || !holder.ends_with(shard))
+        snap.index_mismatches.push_back(tensor + ": index says " + shard + ", header of " + holder + " holds it");
     }
-    for (const auto& [tensor, shard] : location)
-      if (!listed.count(tensor)) snap.index_mismatches.push_back(tensor + ": in " + shard + " but not in the index");
+    for (const auto& [tensor, place] : location)
+      if (!place.listed) snap.index_mismatches.push_back(std::string(tensor) + ": in " + *place.shard + " but not in the index");
     std::sort(snap.index_mismatches.begin(), snap.index_mismatches.end());
   }
   return snap;

@@ -22,15 +22,22 @@ uint64_t max_data_offset(const std::string& text) {
   return best;
 }
 
-void write_sparse_safetensors(const fs::path& file, std::string header, uint64_t data_bytes) {
+std::string padded_safetensors_prefix(std::string header) {
   while (header.size() % 8 != 0) header += ' ';
   uint64_t n = header.size();
+  std::string out;
+  out.reserve(8 + header.size());
+  for (int i = 0; i < 8; ++i) out += static_cast<char>((n >> (8 * i)) & 0xff);
+  return out + header;
+}
+
+void write_sparse_safetensors(const fs::path& file, std::string header, uint64_t data_bytes) {
+  std::string prefix = padded_safetensors_prefix(std::move(header));
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  for (int i = 0; i < 8; ++i) out.put(static_cast<char>((n >> (8 * i)) & 0xff));
-  out << header;
+  out << prefix;
   out.close();
   if (!out) throw std::runtime_error("cannot write " + file.string());
-  fs::resize_file(file, 8 + n + data_bytes);  // extends with a hole: no disk blocks for the data
+  fs::resize_file(file, prefix.size() + data_bytes);  // extends with a hole: no disk blocks for the data
 }
 
 size_t materialize_fixture(const fs::path& fixture, const fs::path& destination) {

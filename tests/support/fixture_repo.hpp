@@ -13,6 +13,10 @@ namespace hfi::testing {
 // Throws std::runtime_error on I/O problems: this is test scaffolding, not product code.
 size_t materialize_fixture(const std::filesystem::path& fixture, const std::filesystem::path& destination);
 
+// The first bytes of a safetensors file as writers lay it out: the 8-byte little-endian length N,
+// then the header JSON padded with spaces so that N is a multiple of 8. The data follows.
+std::string padded_safetensors_prefix(std::string header_json);
+
 // Writes one safetensors file from header JSON text; data is a hole of `data_bytes`.
 void write_sparse_safetensors(const std::filesystem::path& file, std::string header_json, uint64_t data_bytes);
 

@@ -1,6 +1,4 @@
 // Runs the real hfinspect binary: exit codes, error messages, local and offline-cache sources.
-#include <sys/wait.h>
-
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -9,35 +7,16 @@
 
 #include "support/bytes.hpp"
 #include "support/fixture_repo.hpp"
+#include "support/run_cli.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
+using Run = hfi::testing::CliRun;
+using hfi::testing::slurp;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Run run(const std::string& args, const std::string& env = "") {
-  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "cli";
-  fs::create_directories(dir);
-  std::string cmd = env + " " + std::string(HFINSPECT_BINARY) + " " + args + " >" + (dir / "out").string() + " 2>" +
-                    (dir / "err").string() + " </dev/null";
-  int status = std::system(cmd.c_str());
-  Run r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(dir / "out");
-  r.err = slurp(dir / "err");
-  return r;
-}
+Run run(const std::string& args, const std::string& env = "") { return hfi::testing::run_cli(args, env); }
 
 // A model directory with Llama-3.1-8B's config and one shard holding `shard_bytes`.
 fs::path hostile_repo(const std::string& name, const std::string& shard_bytes, const std::string& file = "model.safetensors") {

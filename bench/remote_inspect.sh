@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Remote-inspection benchmark: hfinspect against @huggingface/hub's parseSafetensorsMetadata, both
+# reading the same repository from the loopback test hub with a fixed latency per response.
+# See bench/README.md for the method.
+#
+#   bash bench/remote_inspect.sh                     # deepseek-ai/DeepSeek-V3, 50 ms
+#   REPO=Qwen/Qwen3-30B-A3B LATENCY_MS=100 bash bench/remote_inspect.sh
+#   SKIP_BUILD=1 bash bench/remote_inspect.sh        # reuse build-bench as it is
+#   HFINSPECT=build/app/hfinspect bash bench/remote_inspect.sh   # measure another hfinspect binary
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+repo="${REPO:-deepseek-ai/DeepSeek-V3}"
+latency_ms="${LATENCY_MS:-50}"
+build="$root/build-bench"
+peer="$root/bench/peer"
+
+die() { echo "remote_inspect: $*" >&2; exit 1; }
+for tool in cmake ninja node npm curl; do command -v "$tool" >/dev/null || die "$tool is required"; done
+[ -x /usr/bin/time ] || die "/usr/bin/time is required (Debian package: time)"
+
+hub_bin="$build/tests/hfinspect-testhub"
+hfi_bin="${HFINSPECT:-$build/app/hfinspect}"
+hfi_broken=""   # why the hfinspect rows cannot run, if they cannot
+if [ -z "${SKIP_BUILD:-}" ]; then
+  echo "== building Release into build-bench" >&2
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHFINSPECT_TESTS=ON >/dev/null ||
+    die "cmake configure failed"
+  # The hub and the peer do not depend on hfinspect: a failing hfinspect build only loses its rows.
+  ninja -C "$build" hfinspect-testhub >&2 || die "building hfinspect-testhub failed"
+  if [ -z "${HFINSPECT:-}" ] && ! ninja -C "$build" hfinspect >"$build/hfinspect-build.log" 2>&1; then
+    hfi_broken="build failed, see build-bench/hfinspect-build.log"
+    echo "remote_inspect: hfinspect did not build; its rows are skipped" >&2
+  fi
+  echo "== npm ci in bench/peer" >&2
+  (cd "$peer" && npm ci --no-audit --no-fund --loglevel=error >&2) || die "npm ci failed"
+fi
+[ -x "$hub_bin" ] || die "missing $hub_bin"
+[ -n "$hfi_broken" ] || [ -x "$hfi_bin" ] || hfi_broken="missing $hfi_bin"
+[ -d "$peer/node_modules/@huggingface/hub" ] || die "run npm ci in bench/peer first"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/hfinspect-bench.XXXXXX")"
+hub_pid=""
+cleanup() {
+  if [ -n "$hub_pid" ]; then
+    kill -TERM "$hub_pid" 2>/dev/null
+    wait "$hub_pid" 2>/dev/null
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+echo "== starting hfinspect-testhub (latency ${latency_ms} ms)" >&2
+"$hub_bin" --fixtures "$root/fixtures" --latency-ms "$latency_ms" --ready-file "$work/ready" \
+  >"$work/hub.out" 2>"$work/hub.err" &
+hub_pid=$!
+for _ in $(seq 100); do [ -s "$work/ready" ] && break; sleep 0.1; done
+[ -s "$work/ready" ] || die "the test hub did not start: $(cat "$work/hub.err")"
+endpoint="$(head -n1 "$work/ready")"
+
+# JSON field extraction with node, which the peer needs anyway.
+json_get() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=JSON.parse(s)[process.argv[1]];console.log(v===undefined?"":v)})' "$1"; }
+# Requests in the hub's log, both origins (control routes are not logged).
+count_requests() { curl -fsS "$endpoint/_testhub/requests" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const r=JSON.parse(s);const h=r.filter(x=>x.origin==="hub").length;console.log(`${r.length} ${h} ${r.length-h}`)})'; }
+reset_log() { curl -fsS -X POST "$endpoint/_testhub/reset" >/dev/null; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+commit="$(curl -fsS "$endpoint/api/models/$repo" | json_get sha)"
+[ -n "$commit" ] || die "no sha for $repo from $endpoint"
+
+rows=()    # "tool|requests|hub|cdn|wall_ms|peak_kb|note"
+# run NAME COMMAND... : runs once with the log reset, records requests, wall time and peak RSS.
+run() {
+  local name="$1"; shift
+  if [ "$name" != huggingface.js ] && [ -n "$hfi_broken" ]; then
+    rows+=("$name|-|-|-|-|-|SKIPPED ($hfi_broken)")
+    return
+  fi
+  reset_log
+  local t0 t1 rc
+  t0=$(now_ms)
+  /usr/bin/time -f %M -o "$work/rss" "$@" >"$work/out" 2>"$work/err"
+  rc=$?
+  t1=$(now_ms)
+  local counts; counts=($(count_requests))
+  local note="ok"
+  [ "$rc" -eq 0 ] || note="FAILED (exit $rc): $(grep -v '^Command exited' "$work/err" | tail -n1 | cut -c1-100)"
+  rows+=("$name|${counts[0]}|${counts[1]}|${counts[2]}|$((t1 - t0))|$(tail -n1 "$work/rss")|$note")
+  cp "$work/out" "$work/$name.out"
+}
+
+cache="$work/hf-cache"
+mkdir -p "$cache"
+echo "== hfinspect cold ($repo)" >&2
+isolated=(env -u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HUB_OFFLINE HF_HOME="$work/hf-home" HF_ENDPOINT="$endpoint"
+          HF_HUB_CACHE="$cache")
+run "hfinspect-cold" "${isolated[@]}" "$hfi_bin" "$repo" --json
+echo "== hfinspect warm ($repo@$commit)" >&2
+run "hfinspect-warm" "${isolated[@]}" "$hfi_bin" "$repo@$commit" --json
+echo "== @huggingface/hub parseSafetensorsMetadata" >&2
+run "huggingface.js" "${isolated[@]}" node "$peer/parse.mjs" "$endpoint" "$repo"
+peer_inner="$(json_get wall_ms <"$work/huggingface.js.out" 2>/dev/null)"
+
+echo
+echo "repo $repo at $commit, ${latency_ms} ms added to every response (hub and CDN)"
+printf '%-16s %9s %6s %6s %9s %7s %9s  %s\n' tool requests hub cdn wall_ms rounds peak_MB status
+cold_rounds="" peer_rounds=""
+for row in "${rows[@]}"; do
+  IFS='|' read -r name req hub cdn wall kb note <<<"$row"
+  rounds=- mb=-
+  if [ "$wall" != - ]; then
+    rounds=$(awk -v w="$wall" -v l="$latency_ms" 'BEGIN { printf "%.1f", w / l }')
+    mb=$(awk -v k="${kb:-0}" 'BEGIN { printf "%.1f", k / 1024 }')
+  fi
+  printf '%-16s %9s %6s %6s %9s %7s %9s  %s\n' "$name" "$req" "$hub" "$cdn" "$wall" "$rounds" "$mb" "$note"
+  if [ "$note" = ok ]; then
+    [ "$name" = hfinspect-cold ] && cold_rounds="$rounds"
+    [ "$name" = huggingface.js ] && peer_rounds="$rounds"
+  fi
+done
+[ -n "$peer_inner" ] && echo "(huggingface.js inside node, without process start-up: ${peer_inner} ms)"
+if [ -n "$cold_rounds" ] && [ -n "$peer_rounds" ]; then
+  awk -v p="$peer_rounds" -v h="$cold_rounds" 'BEGIN { if (h > 0) printf "rounds ratio huggingface.js / hfinspect (cold): %.1fx\n", p / h }'
+else
+  echo "rounds ratio: n/a (a run failed)"
+fi

@@ -1,0 +1,150 @@
+// Internal: the state behind TestHub and the per-request context its handlers share.
+#pragma once
+
+#include <httplib.h>
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+
+#include "hub/hub_util.hpp"
+#include "hub/repo_store.hpp"
+#include "hub/test_hub.hpp"
+
+namespace hfi::testhub {
+
+namespace detail {
+
+// What one request is, as the handlers see it. Lives in a thread_local slot for the request's
+// duration: cpp-httplib runs routing, the body writer and the logger on the same worker thread.
+struct RequestContext {
+  bool active = false;
+  std::string origin;     // "hub" / "cdn"
+  std::string raw_path;   // as received, undecoded, no query
+  std::string raw_query;  // as received, without '?'
+  std::string target;
+  std::string range;
+  std::string authorization;
+  bool head = false;
+  bool ignore_range = false;    // IgnoreRange fault
+  bool reset_mid_body = false;  // ResetMidBody fault
+  std::shared_ptr<std::atomic<uint64_t>> body_bytes;
+};
+
+// Where a repo-scoped request is going, after the id has been taken off the path.
+struct RepoRequest {
+  std::string type = "model";  // "model", "dataset", "space"
+  std::string id;              // decoded repo id as written in the URL
+  std::string id_raw;          // the id's URL segments as received
+  std::vector<std::string> rest;  // raw segments after the id
+};
+
+}  // namespace detail
+
+struct TestHub::Impl {
+  explicit Impl(Options o);
+  ~Impl();
+
+  Options opts;
+  httplib::Server hub_server, cdn_server;
+  std::thread hub_thread, cdn_thread;
+  int hub_port = 0, cdn_port = 0;
+  std::string endpoint, cdn_origin;
+  std::string signing_secret;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+
+  mutable std::shared_mutex repos_mutex;
+  std::map<std::string, std::shared_ptr<const detail::Repo>> repos;  // by id (models)
+  struct BlobRef {
+    std::shared_ptr<const detail::Repo> repo;
+    const detail::RepoFile* file = nullptr;
+  };
+  std::map<std::string, BlobRef> cdn_blobs;  // LFS sha256 -> content
+
+  std::mutex faults_mutex;
+  std::vector<FaultRule> faults;
+
+  // A request is logged as soon as it is routed (before its body is sent), so a client that got
+  // its response always finds it; body_bytes keeps counting while the body goes out.
+  struct LogEntry {
+    RequestRecord record;
+    std::shared_ptr<std::atomic<uint64_t>> body_bytes;
+  };
+  mutable std::mutex log_mutex;
+  std::vector<LogEntry> log;
+  std::vector<RequestRecord> snapshot_log() const;
+
+  std::mutex stop_mutex;
+  std::condition_variable stop_cv;
+  bool stopping = false;
+
+  std::atomic<uint64_t> request_counter{0};
+  std::array<std::atomic<uint64_t>, 3> bucket_counts{};  // api, resolvers, pages
+
+  // Lifecycle and plumbing (test_hub.cpp).
+  void start(httplib::Server& server, int& port, std::thread& thread, const std::string& origin);
+  void install_repo(std::shared_ptr<const detail::Repo> repo);
+  std::shared_ptr<const detail::Repo> find_repo(const std::string& id) const;
+  bool wait_or_stop(std::chrono::milliseconds delay);
+  void clear_log();  // also restarts the RateLimit counters
+  void clear_fault_rules();  // false when the hub is stopping
+  std::optional<FaultRule> take_fault(const std::string& origin, const std::string& raw_path);
+  httplib::Server::HandlerResponse pre_route(const std::string& origin, const httplib::Request& req,
+                                             httplib::Response& res);
+  void log_routed(const std::string& origin, const httplib::Request& req, const httplib::Response& res);
+  void log_unrouted(const std::string& origin, const httplib::Request& req, const httplib::Response& res);
+  void add_common_headers(const httplib::Request& req, httplib::Response& res, const std::string& origin);
+  void install_control_routes();
+
+  // Bodies (hub_files.cpp). Every body goes through a content provider so the bytes handed to the
+  // socket can be counted and a ResetMidBody fault can cut them.
+  static void put(httplib::Response& res, const std::string& key, const std::string& value);
+  void send_text(httplib::Response& res, int status, std::string body, const std::string& content_type);
+  void send_bytes(httplib::Response& res, int status, std::shared_ptr<const std::string> prefix, uint64_t first,
+                  uint64_t length, const std::string& content_type);
+  // 200/206/416 for a (virtual) body of `size` bytes, per the request's Range.
+  void send_ranged(const httplib::Request& req, httplib::Response& res, std::shared_ptr<const std::string> prefix,
+                   uint64_t size, const std::string& content_type);
+  void send_error(httplib::Response& res, int status, const std::string& code, const std::string& message);
+
+  // Hub routes.
+  void route_hub(const httplib::Request& req, httplib::Response& res);
+  void route_cdn(const httplib::Request& req, httplib::Response& res);
+  // Returns the repo when the caller may read it (files: also past the gate); otherwise writes the
+  // Hub's error response and returns null.
+  std::shared_ptr<const detail::Repo> authorize(const httplib::Request& req, httplib::Response& res,
+                                                const detail::RepoRequest& rr, bool files);
+  bool check_token(const httplib::Request& req, httplib::Response& res);  // false: 401 written
+  bool redirect_renamed(httplib::Response& res, const detail::RepoRequest& rr, const std::string& before,
+                        const std::string& after);
+  void serve_file_route(const httplib::Request& req, httplib::Response& res, detail::RepoRequest rr,
+                        const std::string& verb);
+  void serve_resolve_cache(const httplib::Request& req, httplib::Response& res, const std::vector<std::string>& segs);
+  void serve_regular(const httplib::Request& req, httplib::Response& res, const detail::Repo& repo,
+                     const detail::RepoFile& file);
+  void redirect_to_cdn(httplib::Response& res, const detail::Repo& repo, const detail::RepoFile& file);
+  void entry_not_found(httplib::Response& res, const detail::Repo& repo);
+  void revision_not_found(httplib::Response& res, const std::string& rev);
+
+  // API routes (hub_api.cpp).
+  void serve_api(const httplib::Request& req, httplib::Response& res, const std::string& type,
+                 const std::vector<std::string>& segs);
+  void serve_model_info(const httplib::Request& req, httplib::Response& res, const detail::Repo& repo,
+                        const std::string& commit);
+  void serve_tree(const httplib::Request& req, httplib::Response& res, const detail::Repo& repo,
+                  const std::string& commit, const std::string& dir);
+  void serve_refs(const httplib::Request& req, httplib::Response& res, const detail::Repo& repo);
+};
+
+namespace detail {
+RequestContext& current();
+// Splits "{rev}/{path...}" segments: raw "refs/pr/N", "refs/convert/X" take three segments,
+// anything else one (percent-decoded, so "refs%2Fpr%2F1" works). The path is percent-decoded.
+std::pair<std::string, std::string> split_revision(const std::vector<std::string>& segs, size_t from);
+std::string join(const std::vector<std::string>& segs, size_t from, size_t to);
+}  // namespace detail
+
+}  // namespace hfi::testhub

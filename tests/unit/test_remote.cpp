@@ -1,0 +1,395 @@
+// End to end against the loopback test hub (tests/hub): the real hfinspect binary, a hub origin and
+// a separate CDN origin, faults and access rules. Nothing here leaves 127.0.0.1: every run gets a
+// scrubbed environment (env -i), so no proxy, token or endpoint of the machine leaks in.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+
+#include "core/json.hpp"
+#include "hub/test_hub.hpp"
+#include "support/fixture_repo.hpp"
+#include "support/run_cli.hpp"
+
+namespace fs = std::filesystem;
+using hfi::testhub::FaultKind;
+using hfi::testhub::FaultRule;
+using hfi::testhub::TestHub;
+using hfi::testing::run_cli;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "remote" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+hfi::testhub::Options fixture_hub() {
+  hfi::testhub::Options o;
+  o.fixtures = hfi::testing::fixtures_dir();
+  return o;
+}
+
+// A clean environment that points hfinspect at `hub` and at its own cache.
+std::string hub_env(const TestHub& hub, const fs::path& cache, const std::string& extra = "") {
+  return "env -i PATH=/usr/bin:/bin HOME=" + (cache / "home").string() + " HF_ENDPOINT=" + hub.endpoint() +
+         " HF_HUB_CACHE=" + cache.string() + " " + extra;
+}
+
+hfi::Json parse(const std::string& text) {
+  auto doc = hfi::parse_json(text, "stdout");
+  REQUIRE(doc);
+  return std::move(doc.value());
+}
+
+uint64_t total_params(const std::string& json_text) {
+  auto doc = parse(json_text);
+  const hfi::Json* params = doc.find("params");
+  REQUIRE(params);
+  REQUIRE(params->find("total"));
+  return params->find("total")->as_uint().value_or(0);
+}
+
+// The report minus its "repo" block, which names the source and so differs by design.
+hfi::Json without_repo(const hfi::Json& doc) {
+  std::vector<hfi::Json::Member> kept;
+  for (const auto& m : doc.members())
+    if (m.first != "repo") kept.push_back(m);
+  return hfi::Json::make_object(std::move(kept));
+}
+
+std::vector<std::string> fixture_repos() {
+  std::vector<std::string> repos;
+  for (const auto& org : fs::directory_iterator(hfi::testing::fixtures_dir())) {
+    if (!org.is_directory() || org.path().filename() == "tools") continue;
+    for (const auto& name : fs::directory_iterator(org.path()))
+      if (name.is_directory()) repos.push_back(org.path().filename().string() + "/" + name.path().filename().string());
+  }
+  std::sort(repos.begin(), repos.end());
+  return repos;
+}
+
+size_t count_if(const std::vector<hfi::testhub::RequestRecord>& log, const std::function<bool(const hfi::testhub::RequestRecord&)>& f) {
+  return static_cast<size_t>(std::count_if(log.begin(), log.end(), f));
+}
+
+hfi::testhub::VirtualFile regular(std::string text) {
+  uint64_t size = text.size();
+  return {std::move(text), size, false};
+}
+
+// A shard made from a fixture's header file, as a virtual full-size LFS file.
+hfi::testhub::VirtualFile shard_from_fixture(const std::string& header_file) {
+  std::string header = hfi::testing::slurp(hfi::testing::fixtures_dir() / header_file);
+  std::string prefix = hfi::testing::padded_safetensors_prefix(header);
+  uint64_t size = prefix.size() + hfi::testing::max_data_offset(header);
+  return {prefix, size, true};
+}
+
+std::string llama_config() { return hfi::testing::slurp(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B/config.json"); }
+
+}  // namespace
+
+TEST_CASE("every fixture gives the same JSON report through the hub as from its directory", "[remote]") {
+  TestHub hub(fixture_hub());
+  auto repos = fixture_repos();
+  REQUIRE(repos.size() >= 11);
+  for (const auto& repo : repos) {
+    INFO(repo);
+    auto local = run_cli(hfi::testing::materialized(repo).string() + " --json");
+    REQUIRE(local.code == 0);
+    auto cache = fresh_dir("fixtures/" + repo);
+    auto remote = run_cli(repo + " --json", hub_env(hub, cache));
+    INFO(remote.err);
+    REQUIRE(remote.code == 0);
+    CHECK(without_repo(parse(remote.out)) == without_repo(parse(local.out)));
+    auto doc = parse(remote.out);
+    const hfi::Json* source = doc.find("repo")->find("source");
+    CHECK(source->as_string() == "hub");
+    CHECK(doc.find("repo")->find("commit")->as_string() == hub.commit_of(repo));
+    CHECK(remote.err.empty());  // no progress line when stderr is not a terminal, no warnings
+  }
+}
+
+TEST_CASE("163 shards: two requests per shard, a handful more, none on a warm pinned run", "[remote]") {
+  TestHub hub(fixture_hub());
+  const std::string repo = "deepseek-ai/DeepSeek-V3";
+  auto cache = fresh_dir("deepseek");
+  auto cold = run_cli(repo + " --json", hub_env(hub, cache));
+  INFO(cold.err);
+  REQUIRE(cold.code == 0);
+  CHECK(total_params(cold.out) == 684'489'845'504ull);  // published: 671,026,419,200 + MTP 13,463,426,304
+  auto log = hub.requests();
+  size_t cdn = count_if(log, [](const auto& r) { return r.origin == "cdn"; });
+  CHECK(cdn == 163);  // one CDN read per shard: every header fits the first range
+  for (int i = 1; i <= 163; ++i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "model-%06d-of-000163.safetensors", i);
+    INFO(name);
+    CHECK(count_if(log, [&](const auto& r) { return r.origin == "hub" && r.path.find(name) != std::string::npos; }) == 1);
+  }
+  // Round one: repo info, 6 well-known files (2 hops when present, 1 when absent), 1 probe.
+  CHECK(log.size() <= 2 * 163 + 14);
+
+  // Warm, pinned to the commit: not a single request.
+  hub.clear_requests();
+  auto pinned = run_cli(repo + "@" + hub.commit_of(repo) + " --json", hub_env(hub, cache));
+  REQUIRE(pinned.code == 0);
+  CHECK(hub.requests().empty());
+  CHECK(without_repo(parse(pinned.out)) == without_repo(parse(cold.out)));
+
+  // Warm on a branch: one request to learn where main points now.
+  hub.clear_requests();
+  auto branch = run_cli(repo + " --json", hub_env(hub, cache));
+  REQUIRE(branch.code == 0);
+  CHECK(hub.requests().size() == 1);
+
+  // Offline: the cache alone, with the hub's log untouched.
+  hub.clear_requests();
+  auto offline = run_cli(repo + " --offline --json", hub_env(hub, cache));
+  REQUIRE(offline.code == 0);
+  CHECK(hub.requests().empty());
+  CHECK(total_params(offline.out) == 684'489'845'504ull);
+}
+
+TEST_CASE("the cache follows the Hugging Face layout", "[remote]") {
+  TestHub hub(fixture_hub());
+  const std::string repo = "Qwen/Qwen3-30B-A3B";
+  auto cache = fresh_dir("layout");
+  REQUIRE(run_cli(repo, hub_env(hub, cache)).code == 0);
+  fs::path dir = cache / "models--Qwen--Qwen3-30B-A3B";
+  std::string commit = hub.commit_of(repo);
+  CHECK(hfi::testing::slurp(dir / "refs" / "main") == commit);  // no trailing newline
+  fs::path config = dir / "snapshots" / commit / "config.json";
+  REQUIRE(fs::is_symlink(config));
+  CHECK(fs::read_symlink(config).string().rfind("../../blobs/", 0) == 0);
+  CHECK(hfi::testing::slurp(config) == hfi::testing::slurp(hfi::testing::fixtures_dir() / repo / "config.json"));
+  CHECK(fs::exists(dir / ".no_exist" / commit / "generation_config.json"));
+  // Shard headers are partial files: never in snapshots/, which other tools trust to be whole.
+  CHECK_FALSE(fs::exists(dir / "snapshots" / commit / "model-00001-of-00016.safetensors"));
+  CHECK(fs::exists(dir / "hfinspect" / commit / "headers" / "model-00001-of-00016.safetensors"));
+  for (const auto& e : fs::recursive_directory_iterator(cache))
+    CHECK(e.path().string().find(".incomplete") == std::string::npos);
+}
+
+TEST_CASE("offline mode says what the cache lacks", "[remote]") {
+  TestHub hub(fixture_hub());
+  auto cache = fresh_dir("offline-empty");
+  auto r = run_cli("Qwen/Qwen3-30B-A3B --offline", hub_env(hub, cache));
+  CHECK(r.code == 3);
+  CHECK_THAT(r.err, Catch::Contains("not in the cache"));
+  auto env_flag = run_cli("Qwen/Qwen3-30B-A3B", hub_env(hub, cache, "HF_HUB_OFFLINE=1"));
+  CHECK(env_flag.code == 3);
+  CHECK(hub.requests().empty());
+}
+
+TEST_CASE("the token reaches the hub origin and never the CDN", "[remote]") {
+  auto options = fixture_hub();
+  options.gated_repos = {"meta-llama/Llama-3.1-8B"};
+  options.tokens = {{"hf_granted0123456789", {"meta-llama/Llama-3.1-8B"}}, {"hf_notgranted012345", {}}};
+  TestHub hub(options);
+  auto cache = fresh_dir("token");
+  auto r = run_cli("meta-llama/Llama-3.1-8B --json", hub_env(hub, cache, "HF_TOKEN=hf_granted0123456789"));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(total_params(r.out) == 8'030'261'248ull);
+  auto log = hub.requests();
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn"; }) == 4);
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn" && !x.authorization.empty(); }) == 0);
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "hub" && x.authorization == "Bearer hf_granted0123456789"; }) == log.size() - 4);
+
+  // The token file under HF_HOME and --token work too; --token wins over the environment.
+  fs::path home = fresh_dir("token-home");
+  std::ofstream(home / "token") << "hf_granted0123456789\n";
+  auto from_file = run_cli("meta-llama/Llama-3.1-8B", hub_env(hub, fresh_dir("token-file"), "HF_HOME=" + home.string()));
+  CHECK(from_file.code == 0);
+  auto flag = run_cli("meta-llama/Llama-3.1-8B --token hf_granted0123456789", hub_env(hub, fresh_dir("token-flag"), "HF_TOKEN=hf_bad"));
+  CHECK(flag.code == 0);
+}
+
+TEST_CASE("access errors say what to do and exit 3", "[remote]") {
+  auto options = fixture_hub();
+  options.gated_repos = {"meta-llama/Llama-3.1-8B"};
+  options.private_repos = {"meta-llama/Llama-2-7b-hf"};
+  options.disabled_repos = {"Qwen/Qwen2.5-0.5B"};
+  options.tokens = {{"hf_granted0123456789", {"meta-llama/Llama-3.1-8B"}}, {"hf_notgranted012345", {}}};
+  TestHub hub(options);
+  auto cache = fresh_dir("errors");
+  auto expect = [&](const std::string& args, const std::string& extra, int code, const std::string& text) {
+    auto r = run_cli(args, hub_env(hub, cache, extra));
+    INFO(args << " " << extra << "\n" << r.err);
+    CHECK(r.code == code);
+    CHECK_THAT(r.err, Catch::Contains(text));
+    return r;
+  };
+  auto gated = expect("meta-llama/Llama-3.1-8B", "", 3, "is gated");
+  CHECK_THAT(gated.err, Catch::Contains("request access at " + hub.endpoint() + "/meta-llama/Llama-3.1-8B"));
+  CHECK_THAT(gated.err, Catch::Contains("request id"));
+  expect("meta-llama/Llama-3.1-8B", "HF_TOKEN=hf_notgranted012345", 3, "has no access");
+  expect("meta-llama/Llama-2-7b-hf", "", 3, "does not exist, or is private");
+  expect("meta-llama/Llama-2-7b-hf", "HF_TOKEN=hf_notgranted012345", 3, "cannot see it");
+  expect("nobody/nothing", "", 3, "does not exist");
+  expect("HuggingFaceTB/SmolLM2-135M", "HF_TOKEN=hf_invalid000000000", 3, "rejected the token");
+  expect("HuggingFaceTB/SmolLM2-135M@no-such-branch", "", 3, "revision 'no-such-branch' does not exist");
+  expect("Qwen/Qwen2.5-0.5B", "", 3, "disabled");
+}
+
+TEST_CASE("revisions: tags, pull requests, short shas, URLs", "[remote]") {
+  auto options = fixture_hub();
+  options.renames = {{"old-org/smol", "HuggingFaceTB/SmolLM2-135M"}};
+  TestHub hub(options);
+  const std::string repo = "HuggingFaceTB/SmolLM2-135M";
+  std::string commit = hub.commit_of(repo);
+  for (std::string args : {repo + "@v1.0", repo + "@refs/pr/1", repo + " --revision " + commit.substr(0, 7),
+                           hub.endpoint() + "/" + repo + "/tree/refs%2Fpr%2F1", std::string("old-org/smol")}) {
+    INFO(args);
+    auto r = run_cli(args + " --json", hub_env(hub, fresh_dir("revisions")));
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(total_params(r.out) == 134'515'008ull);
+    CHECK(parse(r.out).find("repo")->find("commit")->as_string() == commit);
+  }
+  // The revision goes out percent-encoded, as huggingface_hub sends it.
+  auto log = hub.requests();
+  CHECK(count_if(log, [](const auto& x) { return x.target.find("/revision/refs%2Fpr%2F1") != std::string::npos; }) >= 1);
+}
+
+TEST_CASE("legacy hubs that answer regular files directly work the same", "[remote]") {
+  auto options = fixture_hub();
+  options.direct_regular_files = true;
+  TestHub hub(options);
+  auto r = run_cli("Qwen/Qwen3-30B-A3B --json", hub_env(hub, fresh_dir("legacy")));
+  REQUIRE(r.code == 0);
+  CHECK(total_params(r.out) == 30'532'122'624ull);
+}
+
+TEST_CASE("repos without safetensors at the root", "[remote]") {
+  TestHub hub(fixture_hub());
+  hub.add_repo("test/bin-only", {{"config.json", regular(llama_config())},
+                                 {"pytorch_model.bin", {"PK", 16'060'522'151ull, true}}});
+  hub.add_repo("test/gguf-only", {{"config.json", regular(llama_config())},
+                                  {"model-Q4_K_M.gguf", {"GGUF", 4'920'734'016ull, true}}});
+  hub.add_repo("test/subfolder", {{"config.json", regular(hfi::testing::slurp(hfi::testing::fixtures_dir() / "HuggingFaceTB/SmolLM2-135M/config.json"))},
+                                  {"weights/model.safetensors", shard_from_fixture("HuggingFaceTB/SmolLM2-135M/model.safetensors.header.json")}});
+  for (std::string repo : {"test/bin-only", "test/gguf-only"}) {
+    auto r = run_cli(repo + " --json", hub_env(hub, fresh_dir(repo)));
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    auto doc = parse(r.out);
+    CHECK(doc.find("params")->find("source")->as_string() == "formula");
+    CHECK(total_params(r.out) == 8'030'261'248ull);  // Llama-3.1-8B's formula, from its config alone
+    CHECK_THAT(r.out, Catch::Contains(repo == "test/bin-only" ? "pytorch_model.bin" : "model-Q4_K_M.gguf"));
+  }
+  auto sub = run_cli("test/subfolder --json", hub_env(hub, fresh_dir("subfolder")));
+  INFO(sub.err);
+  REQUIRE(sub.code == 0);
+  CHECK(total_params(sub.out) == 134'515'008ull);
+  CHECK_THAT(sub.out, Catch::Contains("subfolder weights/"));
+}
+
+TEST_CASE("a CDN that ignores Range costs only the bytes needed", "[remote]") {
+  TestHub hub(fixture_hub());
+  hub.add_fault({FaultKind::IgnoreRange, "cdn", "", 200, -1, "", -1, {}});
+  auto r = run_cli("Qwen/Qwen3-30B-A3B --json", hub_env(hub, fresh_dir("ignore-range")));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(total_params(r.out) == 30'532'122'624ull);
+  auto log = hub.requests();
+  size_t cdn = 0;
+  for (const auto& x : log) {
+    if (x.origin != "cdn") continue;
+    ++cdn;
+    CHECK(x.status == 200);
+    // Each shard is about 4 GB; the client stops after its 100,008 bytes. What the server managed
+    // to push into loopback socket buffers before the close is all that left it.
+    CHECK(x.body_bytes < (16u << 20));
+  }
+  // One read per shard, and one more for each shard whose header (padded to 8 bytes) is longer
+  // than the first read's 100,000 header bytes: counted here from the fixture files themselves.
+  size_t long_headers = 0;
+  for (const auto& e : fs::directory_iterator(hfi::testing::fixtures_dir() / "Qwen/Qwen3-30B-A3B"))
+    if (e.path().string().ends_with(".header.json") && (fs::file_size(e.path()) + 7) / 8 * 8 > 100'000) ++long_headers;
+  CHECK(long_headers > 0);
+  CHECK(cdn == 16 + long_headers);
+}
+
+TEST_CASE("a header declaring 2^40 bytes ends with exit 5 at once", "[remote]") {
+  TestHub hub(fixture_hub());
+  std::string prefix(8, '\0');
+  prefix[5] = 1;  // 2^40, little-endian
+  hub.add_repo("test/huge-header", {{"config.json", regular(llama_config())},
+                                    {"model.safetensors", {prefix, (uint64_t{1} << 40) + 4096, true}}});
+  auto r = run_cli("test/huge-header", hub_env(hub, fresh_dir("huge")));
+  CHECK(r.code == 5);
+  CHECK_THAT(r.err, Catch::Contains("model.safetensors"));
+  auto log = hub.requests();
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn"; }) == 1);
+  for (const auto& x : log) CHECK(x.body_bytes <= 100'008u + 4096u);
+}
+
+TEST_CASE("transient failures are retried: 429 with Retry-After, 500, a reset", "[remote]") {
+  TestHub hub(fixture_hub());
+  hub.add_fault({FaultKind::Status, "hub", "/api/models/", 429, 1, "", 1, {}});
+  hub.add_fault({FaultKind::Status, "cdn", "", 500, -1, "", 1, {}});
+  hub.add_fault({FaultKind::ResetMidBody, "cdn", "", 200, -1, "", 1, {}});
+  hub.add_fault({FaultKind::Status, "hub", "config.json", 503, -1, "\"resolvers\";r=0;t=0", 1, {}});
+  auto r = run_cli("Qwen/Qwen3-30B-A3B --json", hub_env(hub, fresh_dir("retries")));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(total_params(r.out) == 30'532'122'624ull);
+  auto log = hub.requests();
+  CHECK(count_if(log, [](const auto& x) { return x.status == 429; }) == 1);
+  CHECK(count_if(log, [](const auto& x) { return x.status == 500; }) == 1);
+  CHECK(count_if(log, [](const auto& x) { return x.status == 503; }) == 1);
+}
+
+TEST_CASE("an exhausted rate limit ends at once with exit 4 and the reset time", "[remote]") {
+  TestHub hub(fixture_hub());
+  hub.add_fault({FaultKind::Status, "hub", "/api/models/", 429, -1, "\"api\";r=0;t=240", -1, {}});
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_cli("Qwen/Qwen3-30B-A3B", hub_env(hub, fresh_dir("ratelimit")));
+  CHECK(r.code == 4);
+  CHECK_THAT(r.err, Catch::Contains("rate limit") && Catch::Contains("241 s"));
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+}
+
+TEST_CASE("servers that never answer, refuse, or loop end with exit 4", "[remote]") {
+  TestHub hub(fixture_hub());
+  hub.add_fault({FaultKind::Hang, "hub", "", 200, -1, "", -1, {}});
+  auto start = std::chrono::steady_clock::now();
+  auto hang = run_cli("Qwen/Qwen3-30B-A3B --timeout 1 --retries 1", hub_env(hub, fresh_dir("hang")));
+  CHECK(hang.code == 4);
+  CHECK_THAT(hang.err, Catch::Contains("Timeout") || Catch::Contains("timed out"));
+  // Two attempts of one second each plus one backoff of about a second: well inside 20 s.
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+  hub.clear_faults();
+
+  auto refused = run_cli("Qwen/Qwen3-30B-A3B --retries 1",
+                         "env -i PATH=/usr/bin:/bin HF_ENDPOINT=http://127.0.0.1:9 HF_HUB_CACHE=" + fresh_dir("refused").string());
+  CHECK(refused.code == 4);
+  CHECK_THAT(refused.err, Catch::Contains("cannot fetch"));
+
+  hub.add_fault({FaultKind::RedirectLoop, "hub", "config.json", 200, -1, "", -1, {}});
+  auto loop = run_cli("Qwen/Qwen3-30B-A3B", hub_env(hub, fresh_dir("loop")));
+  CHECK(loop.code == 4);
+  CHECK_THAT(loop.err, Catch::Contains("more than 10 redirects"));
+}
+
+TEST_CASE("a progress line on stderr only when it is a terminal", "[remote]") {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) {
+    WARN("script(1) is not installed: the terminal case is not exercised");
+    return;
+  }
+  TestHub hub(fixture_hub());
+  // script(1) runs the command on a pseudo-terminal and copies what it shows to our file.
+  fs::path out = fresh_dir("progress") / "tty.txt";
+  std::string command = hub_env(hub, fresh_dir("progress-cache")) + " " + HFINSPECT_BINARY + " deepseek-ai/DeepSeek-V3 --json";
+  int status = std::system(("script -qec '" + command + "' /dev/null >" + out.string() + " 2>&1 </dev/null").c_str());
+  REQUIRE(status == 0);
+  std::string shown = hfi::testing::slurp(out);
+  CHECK_THAT(shown, Catch::Contains("reading shard headers 163/163"));
+  CHECK_THAT(shown, Catch::Contains("\"total\": 684489845504"));
+}
