@@ -1,5 +1,6 @@
 # Everything comes from Debian's packages (see README): libcurl, simdjson, CLI11, spdlog, Catch2.
 find_package(CURL REQUIRED)
+find_package(Threads REQUIRED)
 find_package(simdjson REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(spdlog REQUIRED)

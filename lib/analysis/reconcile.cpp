@@ -82,8 +82,9 @@ Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
   Reconciliation r;
   detect_prefixes(actual, r);
   r.expected_of.assign(actual.logical.size(), -1);
-  std::unordered_map<std::string, size_t> actual_index;
-  for (size_t i = 0; i < actual.logical.size(); ++i) actual_index[actual.logical[i].name] = i;
+  std::unordered_map<std::string_view, size_t> actual_index;  // views into `actual`
+  actual_index.reserve(actual.logical.size());
+  for (size_t i = 0; i < actual.logical.size(); ++i) actual_index.emplace(actual.logical[i].name, i);
 
   if (expected) {
     for (size_t e = 0; e < expected->tensors.size(); ++e) {
@@ -134,13 +135,14 @@ IndexReconciliation reconcile_index(const ArchModel& expected, const Safetensors
   IndexReconciliation r;
   r.total_size = index.total_size;
   StorageView names_only;
-  for (const auto& [tensor, shard] : index.weight_map) names_only.logical.push_back({tensor, {}, 0, "", 0, 0, shard});
+  for (const auto& [tensor, shard] : index.weight_map) names_only.logical.push_back({tensor, {}, 0, "", 0, 0});
   Reconciliation named = reconcile(&expected, names_only);
   r.listed_tensors = index.weight_map.size();
   r.expected_tensors = expected.tensors.size();
   for (const auto& m : named.missing) r.missing.push_back(m.name);
   r.unexplained = named.unexplained;
-  std::unordered_map<std::string, bool> listed;
+  std::unordered_map<std::string_view, bool> listed;  // views into `index`
+  listed.reserve(index.weight_map.size());
   for (const auto& [tensor, shard] : index.weight_map) listed[tensor] = true;
   for (const auto& t : expected.tensors)
     if (!t.optional || listed.count(map_name(t.name, named))) r.expected_bytes += t.params() * bytes_per_param;

@@ -7,6 +7,8 @@ namespace {
 
 std::string strip(const std::string& s, std::string_view suffix) { return s.substr(0, s.size() - suffix.size()); }
 
+std::string_view strip_view(std::string_view s, std::string_view suffix) { return s.substr(0, s.size() - suffix.size()); }
+
 }  // namespace
 
 StorageView decode_storage(const std::vector<ShardHeader>& shards) {
@@ -25,14 +27,15 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     }
   }
   view.logical.reserve(tensor_count);
-  std::unordered_map<std::string, size_t> logical_index;
+  // Views of names inside view.logical, whose storage is reserved above and so never moves.
+  std::unordered_map<std::string_view, size_t> logical_index;
   logical_index.reserve(tensor_count);
   std::vector<const TensorInfo*> deferred;  // bookkeeping whose owner is added later
   for (const auto& s : shards) {
     for (const auto& t : s.header.tensors) {
       // FP8 block scales: W.weight (1 byte per element) + W.weight_scale_inv.
       if (t.name.ends_with("_scale_inv")) {
-        auto it = by_name.find(strip(t.name, "_scale_inv"));
+        auto it = by_name.find(strip_view(t.name, "_scale_inv"));
         if (it != by_name.end() && dtype_bits(it->second->dtype) == 8) {
           deferred.push_back(&t);
           continue;
@@ -48,7 +51,6 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
       l.shape = t.shape;
       l.format = std::string(dtype_name(t.dtype));
       l.stored_bytes = t.bytes();
-      l.shard = s.path;
       l.params = t.shape.empty() ? 0 : t.elements;
       if (t.shape.empty()) ++view.scalar_tensors;
       if (t.name.ends_with("_blocks") && t.dtype == Dtype::U8 && t.shape.size() >= 2 && t.shape.back() == 16 &&
@@ -59,8 +61,8 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
         l.params = t.elements * 2;
         l.format = "MXFP4";
       }
-      logical_index[l.name] = view.logical.size();
       view.logical.push_back(std::move(l));
+      logical_index.emplace(view.logical.back().name, view.logical.size() - 1);
     }
   }
   for (const TensorInfo* t : deferred) {

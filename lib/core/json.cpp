@@ -267,24 +267,23 @@ std::string widen_big_integers(std::string_view text) {
 
 }  // namespace
 
-Result<Json> parse_json(std::string_view text, std::string_view file, JsonLimits limits) {
+Result<simdjson::dom::element> JsonDom::parse(std::string_view text, std::string_view file, JsonLimits limits) {
   if (text.size() > limits.max_bytes)
     return malformed(std::string(file), "",
                      "JSON document of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
                          std::to_string(limits.max_bytes) + " bytes");
-  simdjson::dom::parser parser(limits.max_bytes);
-  if (parser.allocate(text.size() + 1, limits.max_depth) != simdjson::SUCCESS)
+  parser_ = simdjson::dom::parser(limits.max_bytes);
+  if (parser_.allocate(text.size() + 1, limits.max_depth) != simdjson::SUCCESS)
     return malformed(std::string(file), "", "cannot allocate a JSON parser for this document");
-  simdjson::padded_string padded(text);
+  padded_ = simdjson::padded_string(text);
   simdjson::dom::element root;
-  auto err = parser.parse(padded).get(root);
-  std::string widened;
+  auto err = parser_.parse(padded_).get(root);
   if (err == simdjson::NUMBER_ERROR || err == simdjson::NUMBER_OUT_OF_RANGE) {
-    widened = widen_big_integers(text);
-    if (parser.allocate(widened.size() + 1, limits.max_depth) != simdjson::SUCCESS)
+    std::string widened = widen_big_integers(text);
+    if (parser_.allocate(widened.size() + 1, limits.max_depth) != simdjson::SUCCESS)
       return malformed(std::string(file), "", "cannot allocate a JSON parser for this document");
-    padded = simdjson::padded_string(widened);
-    err = parser.parse(padded).get(root);
+    padded_ = simdjson::padded_string(widened);
+    err = parser_.parse(padded_).get(root);
   }
   if (err) {
     std::string what = simdjson::error_message(err);
@@ -292,7 +291,14 @@ Result<Json> parse_json(std::string_view text, std::string_view file, JsonLimits
     if (err == simdjson::DEPTH_ERROR) what = "JSON nested deeper than " + std::to_string(limits.max_depth) + " levels";
     return malformed(std::string(file), "", "not valid JSON: " + what);
   }
-  return convert(root);
+  return root;
+}
+
+Result<Json> parse_json(std::string_view text, std::string_view file, JsonLimits limits) {
+  JsonDom dom;
+  auto root = dom.parse(text, file, limits);
+  if (!root) return root.error();
+  return convert(*root);
 }
 
 }  // namespace hfi

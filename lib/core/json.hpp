@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <simdjson.h>
+
 #include "core/error.hpp"
 
 namespace hfi {
@@ -72,6 +74,18 @@ struct JsonLimits {
 
 // Parses `text` as JSON. `file` names the input in error messages.
 Result<Json> parse_json(std::string_view text, std::string_view file, JsonLimits limits = {});
+
+// The simdjson DOM itself, for the few documents too large to copy into Json trees: shard headers
+// and indexes of big MoE checkpoints hold 100k entries. Same limits and error wording as
+// parse_json; the element is valid while this JsonDom lives and until its next parse.
+class JsonDom {
+ public:
+  Result<simdjson::dom::element> parse(std::string_view text, std::string_view file, JsonLimits limits = {});
+
+ private:
+  simdjson::dom::parser parser_;
+  simdjson::padded_string padded_;
+};
 
 // Appends `s` to `out` as a quoted JSON string.
 void append_json_string(std::string& out, std::string_view s);

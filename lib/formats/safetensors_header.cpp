@@ -28,46 +28,68 @@ Result<uint64_t> read_safetensors_header_length(std::span<const unsigned char> p
 
 namespace {
 
-Result<TensorInfo> parse_tensor(const std::string& name, const Json& entry, std::string_view file) {
-  std::string f(file);
-  if (!entry.is_object()) return malformed(f, name, "tensor entry is not a JSON object");
-  TensorInfo t;
-  t.name = name;
-  const Json* dtype = entry.find("dtype");
-  if (!dtype || !dtype->is_string()) return malformed(f, name + ".dtype", "missing or not a string");
-  auto parsed = parse_dtype(dtype->as_string());
-  if (!parsed) return malformed(f, name + ".dtype", "unknown dtype \"" + dtype->as_string() + "\"");
-  t.dtype = *parsed;
+using simdjson::dom::element;
+using simdjson::dom::element_type;
 
-  const Json* shape = entry.find("shape");
-  if (!shape || !shape->is_array()) return malformed(f, name + ".shape", "missing or not an array");
+// A non-negative whole number: an integer, or a double with no fractional part.
+std::optional<uint64_t> whole_number(element e) {
+  switch (e.type()) {
+    case element_type::UINT64: return uint64_t(e);
+    case element_type::INT64: {
+      int64_t v = int64_t(e);
+      return v >= 0 ? std::optional<uint64_t>(static_cast<uint64_t>(v)) : std::nullopt;
+    }
+    case element_type::DOUBLE: {
+      double v = double(e);
+      if (v >= 0 && v < 18446744073709551616.0 && v == static_cast<double>(static_cast<uint64_t>(v))) return static_cast<uint64_t>(v);
+      return std::nullopt;
+    }
+    default: return std::nullopt;
+  }
+}
+
+// Reads one tensor entry straight from the simdjson DOM: a header of a large MoE shard holds
+// thousands of them, and copying each into an owned Json tree first doubled the parse time.
+Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string_view file) {
+  std::string f(file);
+  std::string name(key);
+  if (!entry.is_object()) return malformed(f, name, "tensor entry is not a JSON object");
+  simdjson::dom::object fields(entry);
+  TensorInfo t;
+  t.name = std::move(name);
+  std::string_view dtype_text;
+  if (element dtype; fields["dtype"].get(dtype) || dtype.get_string().get(dtype_text))
+    return malformed(f, t.name + ".dtype", "missing or not a string");
+  auto parsed = parse_dtype(dtype_text);
+  if (!parsed) return malformed(f, t.name + ".dtype", "unknown dtype \"" + std::string(dtype_text) + "\"");
+  t.dtype = *parsed;
+  simdjson::dom::array shape;
+  if (element e; fields["shape"].get(e) || e.get_array().get(shape)) return malformed(f, t.name + ".shape", "missing or not an array");
   t.elements = 1;
-  for (const Json& dim : shape->items()) {
-    auto d = dim.as_uint();
-    if (!dim.is_integer() || !d) return malformed(f, name + ".shape", "dimension is not a non-negative integer");
+  t.shape.reserve(shape.size());
+  for (element dim : shape) {
+    auto d = whole_number(dim);
+    if (!d) return malformed(f, t.name + ".shape", "dimension is not a non-negative integer");
     auto product = checked_mul(t.elements, *d);
-    if (!product) return malformed(f, name + ".shape", "element count overflows 64 bits");
+    if (!product) return malformed(f, t.name + ".shape", "element count overflows 64 bits");
     t.elements = *product;
     t.shape.push_back(*d);
   }
-
-  const Json* offsets = entry.find("data_offsets");
-  if (!offsets || !offsets->is_array() || offsets->items().size() != 2)
-    return malformed(f, name + ".data_offsets", "missing or not an array of two offsets");
-  auto begin = offsets->items()[0].as_uint();
-  auto end = offsets->items()[1].as_uint();
-  if (!begin || !end || !offsets->items()[0].is_integer() || !offsets->items()[1].is_integer())
-    return malformed(f, name + ".data_offsets", "offsets must be non-negative integers");
-  if (*end < *begin) return malformed(f, name + ".data_offsets", "end offset is before begin offset");
+  simdjson::dom::array offsets;
+  if (element e; fields["data_offsets"].get(e) || e.get_array().get(offsets) || offsets.size() != 2)
+    return malformed(f, t.name + ".data_offsets", "missing or not an array of two offsets");
+  auto begin = whole_number(offsets.at(0).value_unsafe());
+  auto end = whole_number(offsets.at(1).value_unsafe());
+  if (!begin || !end) return malformed(f, t.name + ".data_offsets", "offsets must be non-negative integers");
+  if (*end < *begin) return malformed(f, t.name + ".data_offsets", "end offset is before begin offset");
   t.begin = *begin;
   t.end = *end;
-
   auto bits = checked_mul(t.elements, dtype_bits(t.dtype));
-  if (!bits) return malformed(f, name + ".shape", "byte size overflows 64 bits");
+  if (!bits) return malformed(f, t.name + ".shape", "byte size overflows 64 bits");
   if (*bits % 8 != 0)
-    return malformed(f, name + ".shape", "sub-byte tensor does not fill a whole number of bytes");
+    return malformed(f, t.name + ".shape", "sub-byte tensor does not fill a whole number of bytes");
   if (t.end - t.begin != *bits / 8)
-    return malformed(f, name + ".data_offsets",
+    return malformed(f, t.name + ".data_offsets",
                      "spans " + std::to_string(t.end - t.begin) + " bytes but " + std::to_string(t.elements) +
                          " elements of " + std::string(dtype_name(t.dtype)) + " need " + std::to_string(*bits / 8));
   return t;
@@ -86,24 +108,27 @@ Result<SafetensorsHeader> parse_safetensors_header(std::span<const unsigned char
   std::string_view text(reinterpret_cast<const char*>(bytes.data()) + 8, static_cast<size_t>(*n));
   // Writers pad the header with spaces to an 8-byte boundary; JSON treats them as whitespace.
   if (text.empty() || text.front() != '{') return malformed(f, "header", "does not start with '{'");
-  auto json = parse_json(text, file, JsonLimits{static_cast<size_t>(kMaxSafetensorsHeader), 16});
-  if (!json) {
-    Error e = json.error();
+  JsonDom dom;
+  auto root = dom.parse(text, file, JsonLimits{static_cast<size_t>(kMaxSafetensorsHeader), 16});
+  if (!root) {
+    Error e = root.error();
     e.field = "header";
     return e;
   }
-  if (!json->is_object()) return malformed(f, "header", "is not a JSON object");
-
+  if (!root->is_object()) return malformed(f, "header", "is not a JSON object");
+  simdjson::dom::object top(*root);
   SafetensorsHeader h;
   h.header_length = *n;
-  std::unordered_set<std::string_view> seen;
-  for (const auto& [key, value] : json->members()) {
-    if (!seen.insert(key).second) return malformed(f, key, "appears twice in the header");
+  h.tensors.reserve(top.size());
+  std::unordered_set<std::string_view> seen;  // views into the DOM, alive with `dom`
+  seen.reserve(top.size());
+  for (auto [key, value] : top) {
+    if (!seen.insert(key).second) return malformed(f, std::string(key), "appears twice in the header");
     if (key == "__metadata__") {
       if (!value.is_object()) return malformed(f, "__metadata__", "is not a JSON object");
-      for (const auto& [mk, mv] : value.members()) {
-        if (!mv.is_string()) return malformed(f, "__metadata__." + mk, "value is not a string");
-        h.metadata.emplace_back(mk, mv.as_string());
+      for (auto [mk, mv] : simdjson::dom::object(value)) {
+        if (!mv.is_string()) return malformed(f, "__metadata__." + std::string(mk), "value is not a string");
+        h.metadata.emplace_back(std::string(mk), std::string(std::string_view(mv)));
       }
       continue;
     }
@@ -111,7 +136,6 @@ Result<SafetensorsHeader> parse_safetensors_header(std::span<const unsigned char
     if (!t) return t.error();
     h.tensors.push_back(std::move(t.value()));
   }
-
   std::sort(h.tensors.begin(), h.tensors.end(), [](const TensorInfo& a, const TensorInfo& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   });

@@ -25,56 +25,83 @@ std::string unsafe_shard_name_reason(std::string_view name) {
   return {};
 }
 
+namespace {
+
+// metadata.total_size: some writers store it as a string or a float; any non-negative whole value.
+std::optional<uint64_t> size_value(simdjson::dom::element e) {
+  switch (e.type()) {
+    case simdjson::dom::element_type::UINT64: return uint64_t(e);
+    case simdjson::dom::element_type::INT64:
+      return int64_t(e) >= 0 ? std::optional<uint64_t>(static_cast<uint64_t>(int64_t(e))) : std::nullopt;
+    case simdjson::dom::element_type::DOUBLE: {
+      double v = double(e);
+      if (v >= 0 && v < 18446744073709551616.0 && v == static_cast<double>(static_cast<uint64_t>(v))) return static_cast<uint64_t>(v);
+      return std::nullopt;
+    }
+    case simdjson::dom::element_type::STRING: {
+      std::string_view text(e);
+      uint64_t v = 0;
+      if (text.empty() || text.size() > 19) return std::nullopt;
+      for (char c : text) {
+        if (c < '0' || c > '9') return std::nullopt;
+        v = v * 10 + static_cast<uint64_t>(c - '0');
+      }
+      return v;
+    }
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+// Reads the simdjson DOM directly: indexes of large MoE models list 100k+ tensors, and an owned
+// Json copy of them cost more than everything else in the parse.
 Result<SafetensorsIndex> parse_safetensors_index(std::string_view text, std::string_view file) {
   std::string f(file);
-  auto json = parse_json(text, file);
-  if (!json) return json.error();
-  if (!json->is_object()) return malformed(f, "", "is not a JSON object");
+  JsonDom dom;
+  auto root = dom.parse(text, file);
+  if (!root) return root.error();
+  if (!root->is_object()) return malformed(f, "", "is not a JSON object");
+  simdjson::dom::object top(*root);
   SafetensorsIndex index;
-  if (const Json* meta = json->find("metadata"); meta && !meta->is_null()) {
-    if (!meta->is_object()) return malformed(f, "metadata", "is not a JSON object");
-    if (const Json* ts = meta->find("total_size")) {
-      // Some writers store it as a string or a float; accept any non-negative integer value.
-      auto v = ts->is_string() ? std::optional<uint64_t>{} : ts->as_uint();
-      if (ts->is_string()) {
-        try {
-          size_t used = 0;
-          uint64_t parsed = std::stoull(ts->as_string(), &used);
-          if (used == ts->as_string().size()) v = parsed;
-        } catch (...) {
-        }
-      }
+  if (simdjson::dom::element meta; !top["metadata"].get(meta) && !meta.is_null()) {
+    if (!meta.is_object()) return malformed(f, "metadata", "is not a JSON object");
+    simdjson::dom::object fields(meta);
+    if (simdjson::dom::element ts; !fields["total_size"].get(ts)) {
+      auto v = size_value(ts);
       if (!v) return malformed(f, "metadata.total_size", "is not a non-negative integer");
       index.total_size = v;
     }
-    if (const Json* tp = meta->find("total_parameters")) {
-      if (!tp->as_uint()) return malformed(f, "metadata.total_parameters", "is not a non-negative integer");
-      index.total_parameters = tp->as_uint();
+    if (simdjson::dom::element tp; !fields["total_parameters"].get(tp)) {
+      auto v = size_value(tp);
+      if (!v || tp.is_string()) return malformed(f, "metadata.total_parameters", "is not a non-negative integer");
+      index.total_parameters = v;
     }
   }
-  const Json* map = json->find("weight_map");
-  if (!map || !map->is_object()) return malformed(f, "weight_map", "missing or not a JSON object");
-  // Views into `json`, which outlives both sets: indexes of big MoE models list 100k+ tensors.
+  simdjson::dom::element map;
+  if (top["weight_map"].get(map) || !map.is_object()) return malformed(f, "weight_map", "missing or not a JSON object");
+  simdjson::dom::object entries(map);
+  // Views into the DOM, which outlives both sets.
   std::unordered_set<std::string_view> shard_set;
   std::unordered_set<std::string_view> seen;
-  seen.reserve(map->members().size());
-  index.weight_map.reserve(map->members().size());
-  for (const auto& [tensor, shard] : map->members()) {
-    if (!shard.is_string()) return malformed(f, "weight_map." + tensor, "shard name is not a string");
-    const std::string& name = shard.as_string();
+  seen.reserve(entries.size());
+  index.weight_map.reserve(entries.size());
+  for (auto [tensor, shard] : entries) {
+    std::string_view name;
+    if (shard.get_string().get(name)) return malformed(f, "weight_map." + std::string(tensor), "shard name is not a string");
     bool new_shard = !shard_set.count(name);
     if (new_shard) {  // a few hundred distinct names among 100k entries: check each once
       if (auto reason = unsafe_shard_name_reason(name); !reason.empty())
-        return malformed(f, "weight_map." + tensor, "shard name \"" + name + "\" " + reason);
+        return malformed(f, "weight_map." + std::string(tensor), "shard name \"" + std::string(name) + "\" " + reason);
     }
     if (!seen.insert(tensor).second) {
-      index.claimed_twice.push_back(tensor);
+      index.claimed_twice.emplace_back(tensor);
       continue;
     }
-    index.weight_map.emplace_back(tensor, name);
+    index.weight_map.emplace_back(std::string(tensor), std::string(name));
     if (new_shard) {
       shard_set.insert(name);
-      index.shards.push_back(name);
+      index.shards.emplace_back(name);
     }
   }
   return index;

@@ -205,6 +205,48 @@ Result<RepoInfo> fetch_repo_info(const RepoRef& ref, const HubSettings& settings
 HubSource::HubSource(RepoRef ref, HubSettings settings, http::Transport& transport, HubCache* cache, uint64_t header_probe_bytes)
     : ref_(std::move(ref)), settings_(std::move(settings)), transport_(transport), cache_(cache), probe_bytes_(header_probe_bytes) {}
 
+HubSource::~HubSource() { finish_early_header_reads(); }
+
+void HubSource::start_early_header_reads() {
+  // Only the common layout: a root index beside root-level shards. consolidated*.safetensors
+  // repeats the shards in another layout and is not read.
+  if (!listed("model.safetensors.index.json")) return;
+  std::vector<http::Request> batch;
+  for (const auto& f : info_.files) {
+    if (f.path.find('/') != std::string::npos || !f.path.ends_with(".safetensors") || f.path.starts_with("consolidated"))
+      continue;
+    http::Request r;
+    r.url = file_url(f.path);
+    r.range_offset = 0;
+    r.range_length = std::min(probe_bytes_, f.size);
+    batch.push_back(std::move(r));
+    early_paths_.push_back(f.path);
+  }
+  if (batch.empty()) return;
+  // The transport is used by this thread alone until finish_early_header_reads() joins it; every
+  // other use of the transport joins first.
+  early_thread_ = std::thread([this, batch = std::move(batch)] { early_responses_ = transport_.perform(batch, "shard headers"); });
+}
+
+void HubSource::finish_early_header_reads() {
+  if (!early_thread_.joinable()) return;
+  early_thread_.join();
+  for (size_t i = 0; i < early_paths_.size() && i < early_responses_.size(); ++i) {
+    const http::Response& r = early_responses_[i];
+    if ((r.status == 200 || r.status == 206) && r.first_header("x-repo-commit") == info_.commit)
+      early_.emplace(early_paths_[i], std::move(early_responses_[i]));
+  }
+  early_responses_.clear();
+}
+
+const http::Response* HubSource::early_read(const std::string& path, uint64_t length) const {
+  auto it = early_.find(path);
+  if (it == early_.end()) return nullptr;
+  const http::Response& r = it->second;
+  bool whole_file = r.total_size && r.body.size() == *r.total_size;
+  return length <= r.body.size() || whole_file ? &r : nullptr;
+}
+
 std::string HubSource::location() const { return settings_.endpoint + "/" + ref_.repo_id; }
 
 std::string HubSource::file_url(const std::string& path) const {
@@ -252,6 +294,7 @@ Status HubSource::open(std::optional<RepoInfo> known) {
       if (!filled) return filled.error();
     }
   }
+  start_early_header_reads();  // first: the shard reads travel while the rest of this round is stored
   // A branch can move between our requests; anything answered for another commit is asked again.
   std::vector<std::string> stale;
   for (size_t i = 0; i < round_one_files().size(); ++i) {
@@ -268,7 +311,7 @@ Status HubSource::open(std::optional<RepoInfo> known) {
   }
   const http::Response& probed = responses.back();
   if ((probed.status == 200 || probed.status == 206) && probed.first_header("x-repo-commit") == info_.commit)
-    speculative_probe_ = probed;
+    early_.emplace("model.safetensors", probed);
   for (const auto& path : stale) {
     auto again = read_file(path, path.ends_with(".index.json") ? kMaxIndexFile : kMaxSmallFile);
     if (!again) return again.error();
@@ -314,6 +357,7 @@ Result<std::optional<std::string>> HubSource::read_file(const std::string& path,
     return it->second;
   }
   if (!listed(path)) return std::optional<std::string>{};  // the listing is authoritative for this commit
+  finish_early_header_reads();
   http::Request request;
   request.url = file_url(path);
   request.max_body = max_bytes;
@@ -336,15 +380,15 @@ void HubSource::remember_header_bytes(const std::string& path, uint64_t offset, 
 }
 
 std::vector<Result<std::string>> HubSource::read_ranges(const std::vector<RangeRequest>& requests) {
+  finish_early_header_reads();
   std::vector<std::optional<Result<std::string>>> slots(requests.size());
   std::vector<http::Request> batch;
   std::vector<size_t> owner;
   for (size_t i = 0; i < requests.size(); ++i) {
     const auto& rr = requests[i];
-    if (rr.path == "model.safetensors" && rr.offset == 0 && speculative_probe_ &&
-        (rr.length <= speculative_probe_->body.size() ||
-         (speculative_probe_->total_size && speculative_probe_->body.size() == *speculative_probe_->total_size))) {
-      std::string bytes = speculative_probe_->body.substr(0, static_cast<size_t>(rr.length));
+    if (const http::Response* early = rr.offset == 0 ? early_read(rr.path, rr.length) : nullptr) {
+      std::string bytes = early->body.substr(0, static_cast<size_t>(rr.length));
+      early_.erase(rr.path);  // served: let the read-ahead copy go
       remember_header_bytes(rr.path, 0, bytes);
       slots[i] = std::move(bytes);
       continue;

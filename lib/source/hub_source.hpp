@@ -7,6 +7,7 @@
 
 #include <map>
 #include <optional>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ class HubSource final : public Source {
  public:
   // `cache` may be null (nothing is written then).
   HubSource(RepoRef ref, HubSettings settings, http::Transport& transport, HubCache* cache, uint64_t header_probe_bytes);
+  ~HubSource() override;
+  HubSource(const HubSource&) = delete;
+  HubSource& operator=(const HubSource&) = delete;
 
   // The first round trip. `known` is repository info already fetched this run.
   Status open(std::optional<RepoInfo> known = std::nullopt);
@@ -57,6 +61,12 @@ class HubSource final : public Source {
   // Takes a whole-file response: the bytes, nullopt for an absent file, or the error.
   Result<std::optional<std::string>> take_file(const std::string& path, const http::Response& response);
   void remember_header_bytes(const std::string& path, uint64_t offset, const std::string& bytes);
+  // Sends the header reads of the shards the listing already names, on a thread, so they travel
+  // while the caller parses the index that names them officially.
+  void start_early_header_reads();
+  void finish_early_header_reads();
+  // A response read ahead of time that covers [0, length) of `path`, if any.
+  const http::Response* early_read(const std::string& path, uint64_t length) const;
   void cache_failed();
 
   RepoRef ref_;
@@ -67,7 +77,10 @@ class HubSource final : public Source {
   bool opened_ = false;
   RepoInfo info_;
   std::map<std::string, std::optional<std::string>> prefetched_;
-  std::optional<http::Response> speculative_probe_;
+  std::map<std::string, http::Response> early_;  // header reads sent before they were asked for
+  std::thread early_thread_;
+  std::vector<std::string> early_paths_;
+  std::vector<http::Response> early_responses_;
   std::vector<std::string> notes_;
   bool cache_warned_ = false;
 };

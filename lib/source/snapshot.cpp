@@ -1,6 +1,8 @@
 #include "source/snapshot.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <map>
 #include <set>
 #include <span>
@@ -143,11 +145,24 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
       prefixes[second_owner[j]] += rest[j].value();
     }
   }
+  // Headers parse independently; a 163-shard repository holds about 100k tensor entries, so the
+  // cores share the work. Errors are reported for the first failing shard in shard order.
+  std::vector<std::optional<Result<SafetensorsHeader>>> parsed(shard_paths.size());
+  std::atomic<size_t> next{0};
+  auto parse_some = [&] {
+    for (size_t i; (i = next++) < shard_paths.size();) {
+      parsed[i] = parse_safetensors_header(as_bytes(prefixes[i]), shard_paths[i], sizes.at(shard_paths[i]));
+      std::string().swap(prefixes[i]);  // headers can be tens of MB; keep one copy, not two
+    }
+  };
+  size_t helpers = shard_paths.size() >= 16 ? std::min<size_t>(std::thread::hardware_concurrency(), 8) : 0;
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < helpers; ++w) pool.emplace_back(parse_some);
+  parse_some();
+  for (auto& t : pool) t.join();
   for (size_t i = 0; i < shard_paths.size(); ++i) {
-    auto header = parse_safetensors_header(as_bytes(prefixes[i]), shard_paths[i], sizes[shard_paths[i]]);
-    if (!header) return header.error();
-    std::string().swap(prefixes[i]);  // headers can be tens of MB; keep one copy, not two
-    snap.shards.push_back({shard_paths[i], std::move(header.value())});
+    if (!*parsed[i]) return parsed[i]->error();
+    snap.shards.push_back({shard_paths[i], std::move(parsed[i]->value())});
   }
 
   if (snap.index && !snap.shards.empty()) {

@@ -50,6 +50,10 @@ void TestHub::Impl::start(httplib::Server& server, int& port, std::thread& threa
   size_t threads = std::max<size_t>(opts.threads, 4);
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server.set_keep_alive_max_count(1000);
+  // cpp-httplib sends headers and body in separate writes; with Nagle's algorithm the body then
+  // waits for the client's delayed ACK (40 ms on Linux), a stall the real Hub and CDN do not have.
+  // Set on the listening socket, TCP_NODELAY is inherited by every accepted connection.
+  server.set_tcp_nodelay(true);
   // Idle keep-alive connections hold a worker until this expires, also during shutdown.
   server.set_keep_alive_timeout(2);
   server.set_read_timeout(5);
