@@ -41,11 +41,12 @@ fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/hfinspect-bench.XXXXXX")"
 hub_pid=""
+hub0_pid=""
 cleanup() {
-  if [ -n "$hub_pid" ]; then
-    kill -TERM "$hub_pid" 2>/dev/null
-    wait "$hub_pid" 2>/dev/null
-  fi
+  for pid in $hub_pid $hub0_pid; do
+    kill -TERM "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  done
   rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
@@ -57,6 +58,14 @@ hub_pid=$!
 for _ in $(seq 100); do [ -s "$work/ready" ] && break; sleep 0.1; done
 [ -s "$work/ready" ] || die "the test hub did not start: $(cat "$work/hub.err")"
 endpoint="$(head -n1 "$work/ready")"
+
+# A second hub without added latency: the same runs there show what each tool spends apart from
+# waiting, so (wall at L ms - wall at 0 ms) / L counts the latency rounds it really paid.
+"$hub_bin" --fixtures "$root/fixtures" --latency-ms 0 --ready-file "$work/ready0" >/dev/null 2>"$work/hub0.err" &
+hub0_pid=$!
+for _ in $(seq 100); do [ -s "$work/ready0" ] && break; sleep 0.1; done
+[ -s "$work/ready0" ] || die "the zero-latency test hub did not start: $(cat "$work/hub0.err")"
+endpoint0="$(head -n1 "$work/ready0")"
 
 # JSON field extraction with node, which the peer needs anyway.
 json_get() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=JSON.parse(s)[process.argv[1]];console.log(v===undefined?"":v)})' "$1"; }
@@ -119,6 +128,31 @@ for row in "${rows[@]}"; do
   fi
 done
 [ -n "$peer_inner" ] && echo "(huggingface.js inside node, without process start-up: ${peer_inner} ms)"
+
+# Latency actually paid: the median of 3 cold runs against each hub.
+median_wall() {  # median_wall ENDPOINT COMMAND... : prints the median wall time in ms of 3 runs
+  local ep="$1"; shift
+  local walls=()
+  for i in 1 2 3; do
+    local c="$work/cache-$RANDOM-$i"
+    local t0; t0=$(now_ms)
+    env -u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HUB_OFFLINE HF_HOME="$work/hf-home" HF_ENDPOINT="$ep" HF_HUB_CACHE="$c" \
+      "$@" >/dev/null 2>&1 || { echo -; return; }
+    walls+=($(( $(now_ms) - t0 )))
+  done
+  printf '%s\n' "${walls[@]}" | sort -n | sed -n 2p
+}
+if [ -z "$hfi_broken" ]; then
+  echo "== latency paid: 3 cold runs of each tool on each hub" >&2
+  h50=$(median_wall "$endpoint" "$hfi_bin" "$repo" --json); h0=$(median_wall "$endpoint0" "$hfi_bin" "$repo" --json)
+  p50=$(median_wall "$endpoint" node "$peer/parse.mjs" "$endpoint" "$repo"); p0=$(median_wall "$endpoint0" node "$peer/parse.mjs" "$endpoint0" "$repo")
+  echo
+  echo "latency rounds paid = (median wall at ${latency_ms} ms - median wall at 0 ms) / ${latency_ms} ms"
+  printf '%-16s %10s %10s %8s\n' tool "wall@${latency_ms}" "wall@0" rounds
+  awk -v a="$h50" -v b="$h0" -v l="$latency_ms" 'BEGIN { printf "%-16s %10s %10s %8.1f\n", "hfinspect-cold", a, b, (a - b) / l }'
+  awk -v a="$p50" -v b="$p0" -v l="$latency_ms" 'BEGIN { printf "%-16s %10s %10s %8.1f\n", "huggingface.js", a, b, (a - b) / l }'
+  awk -v h50="$h50" -v h0="$h0" -v p50="$p50" -v p0="$p0" 'BEGIN { h = h50 - h0; p = p50 - p0; if (h > 0) printf "latency rounds ratio huggingface.js / hfinspect: %.1fx\n", p / h }'
+fi
 if [ -n "$cold_rounds" ] && [ -n "$peer_rounds" ]; then
   awk -v p="$peer_rounds" -v h="$cold_rounds" 'BEGIN { if (h > 0) printf "rounds ratio huggingface.js / hfinspect (cold): %.1fx\n", p / h }'
 else

@@ -15,17 +15,10 @@
 #include "source/hf_cache.hpp"
 #include "source/hub_cache.hpp"
 #include "source/hub_settings.hpp"
+#include "source/repo_info.hpp"
 #include "source/source.hpp"
 
 namespace hfi {
-
-struct RepoInfo {
-  std::string commit;
-  std::vector<FileEntry> files;
-  bool sizes_known = true;
-  std::string gated;  // "", "auto" or "manual"
-  bool is_private = false;
-};
 
 // Maps an HTTP failure onto an Error a user can act on: gated, missing or private repository,
 // missing revision, rejected token, disabled repository, rate limit, network. `what` names the
