@@ -53,6 +53,9 @@ struct TestHub::Impl {
   std::thread hub_thread, cdn_thread;
   int hub_port = 0, cdn_port = 0;
   std::string endpoint, cdn_origin;
+  // Origin written into 302 Locations: cdn_origin, or a TLS proxy in front of it.
+  mutable std::mutex cdn_public_mutex;
+  std::string cdn_public_origin;
   std::string signing_secret;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 

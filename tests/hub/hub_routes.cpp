@@ -254,7 +254,12 @@ void TestHub::Impl::redirect_to_cdn(httplib::Response& res, const detail::Repo& 
       "inline; filename*=UTF-8''" + util::percent_encode(name, false) + "; filename=\"" + name + "\";";
   // Real signed URLs also carry response-content-disposition; it is left out so that the URL has
   // nothing a client could percent-decode (cpp-httplib's client decodes Location values).
-  std::string location = cdn_origin + cdn_path + "?Expires=" + expires + "&Signature=" + signature +
+  std::string public_origin;
+  {
+    std::lock_guard lock(cdn_public_mutex);
+    public_origin = cdn_public_origin.empty() ? cdn_origin : cdn_public_origin;
+  }
+  std::string location = public_origin + cdn_path + "?Expires=" + expires + "&Signature=" + signature +
                          "&Key-Pair-Id=TESTHUBKEYPAIR";
   send_text(res, 302, "Found. Redirecting to " + location, "text/plain; charset=utf-8");
   put(res, "Location", location);

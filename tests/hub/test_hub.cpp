@@ -362,6 +362,11 @@ TestHub::~TestHub() = default;
 std::string TestHub::endpoint() const { return impl_->endpoint; }
 std::string TestHub::cdn_origin() const { return impl_->cdn_origin; }
 
+void TestHub::set_cdn_public_origin(const std::string& origin) {
+  std::lock_guard lock(impl_->cdn_public_mutex);
+  impl_->cdn_public_origin = origin;
+}
+
 void TestHub::add_repo(const std::string& repo_id, std::map<std::string, VirtualFile> files) {
   impl_->install_repo(detail::make_repo(repo_id, files));
 }

@@ -75,6 +75,8 @@ class TestHub {
 
   std::string endpoint() const;        // "http://127.0.0.1:<hub port>"
   std::string cdn_origin() const;      // "http://127.0.0.1:<cdn port>"
+  // What 302 Locations point at instead of cdn_origin(), e.g. a TLS proxy in front of the CDN.
+  void set_cdn_public_origin(const std::string& origin);
   void add_repo(const std::string& repo_id, std::map<std::string, VirtualFile> files);  // synthetic repo
   void add_fault(FaultRule rule);
   void clear_faults();

@@ -1,11 +1,17 @@
 // End to end against the loopback test hub (tests/hub): the real hfinspect binary, a hub origin and
 // a separate CDN origin, faults and access rules. Nothing here leaves 127.0.0.1: every run gets a
 // scrubbed environment (env -i), so no proxy, token or endpoint of the machine leaks in.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
 #include <filesystem>
 #include <set>
+#include <thread>
 
 #include "core/json.hpp"
 #include "hub/test_hub.hpp"
@@ -392,4 +398,111 @@ TEST_CASE("a progress line on stderr only when it is a terminal", "[remote]") {
   std::string shown = hfi::testing::slurp(out);
   CHECK_THAT(shown, Catch::Contains("reading shard headers 163/163"));
   CHECK_THAT(shown, Catch::Contains("\"total\": 684489845504"));
+}
+
+namespace {
+
+// nghttpx (Debian's nghttp2-proxy) in front of a test-hub origin: TLS with a self-signed
+// certificate for 127.0.0.1 and HTTP/2 by ALPN, as the real Hub and CDN speak.
+class TlsFront {
+ public:
+  TlsFront(const fs::path& dir, int backend_port, const std::string& name) : dir_(dir) {
+    port_ = free_port();
+    pid_file_ = dir / (name + ".pid");
+    access_log_ = dir / (name + ".access.log");
+    std::string command = "nghttpx --conf=/dev/null --daemon --pid-file=" + pid_file_.string() + " --frontend='127.0.0.1," +
+                          std::to_string(port_) + "' --backend='127.0.0.1," + std::to_string(backend_port) +
+                          "' --no-location-rewrite --workers=1 --no-ocsp --log-level=WARN --errorlog-file=" +
+                          (dir / (name + ".error.log")).string() + " --accesslog-file=" + access_log_.string() + " " +
+                          (dir / "key.pem").string() + " " + (dir / "cert.pem").string();
+    if (std::system(command.c_str()) != 0) throw std::runtime_error("nghttpx did not start: " + command);
+    for (int i = 0; i < 100 && !listening(port_); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ~TlsFront() {
+    std::string pid = hfi::testing::slurp(pid_file_);
+    if (!pid.empty()) (void)std::system(("kill " + pid + " 2>/dev/null").c_str());
+  }
+  TlsFront(const TlsFront&) = delete;
+  TlsFront& operator=(const TlsFront&) = delete;
+
+  std::string origin() const { return "https://127.0.0.1:" + std::to_string(port_); }
+  std::string access_log() const { return hfi::testing::slurp(access_log_); }
+
+  // A certificate valid for the IP address 127.0.0.1, made once per directory.
+  static bool make_certificate(const fs::path& dir) {
+    std::string command = "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext "
+                          "subjectAltName=IP:127.0.0.1 -keyout " +
+                          (dir / "key.pem").string() + " -out " + (dir / "cert.pem").string() + " >/dev/null 2>&1";
+    return std::system(command.c_str()) == 0;
+  }
+
+ private:
+  static int free_port() {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    ::close(fd);
+    return ntohs(addr.sin_port);
+  }
+  static bool listening(int port) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(fd);
+    return ok;
+  }
+
+  fs::path dir_, pid_file_, access_log_;
+  int port_ = 0;
+};
+
+int port_of(const std::string& origin) { return std::stoi(origin.substr(origin.rfind(':') + 1)); }
+
+}  // namespace
+
+TEST_CASE("over TLS and HTTP/2, as the real Hub and CDN speak", "[remote][tls]") {
+  if (std::system("command -v nghttpx >/dev/null 2>&1 || test -x /usr/sbin/nghttpx") != 0 ||
+      std::system("command -v openssl >/dev/null 2>&1") != 0) {
+    WARN("nghttpx (Debian package nghttp2-proxy) or openssl is missing: the TLS case is not exercised");
+    return;
+  }
+  auto dir = fresh_dir("tls");
+  REQUIRE(TlsFront::make_certificate(dir));
+  auto options = fixture_hub();
+  options.gated_repos = {"Qwen/Qwen3-30B-A3B"};
+  options.tokens = {{"hf_granted0123456789", {"Qwen/Qwen3-30B-A3B"}}};
+  TestHub hub(options);
+  TlsFront hub_front(dir, port_of(hub.endpoint()), "hub");
+  TlsFront cdn_front(dir, port_of(hub.cdn_origin()), "cdn");
+  hub.set_cdn_public_origin(cdn_front.origin());
+
+  std::string env = "env -i PATH=/usr/bin:/bin:/usr/sbin HOME=" + dir.string() + " HF_ENDPOINT=" + hub_front.origin() +
+                    " HF_HUB_CACHE=" + (dir / "cache").string() + " CURL_CA_BUNDLE=" + (dir / "cert.pem").string() +
+                    " HF_TOKEN=hf_granted0123456789";
+  auto r = run_cli("Qwen/Qwen3-30B-A3B --json", env);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(total_params(r.out) == 30'532'122'624ull);
+  // Both fronts spoke HTTP/2 (nghttpx logs the protocol of each request it served).
+  CHECK_THAT(hub_front.access_log(), Catch::Contains("HTTP/2"));
+  CHECK_THAT(cdn_front.access_log(), Catch::Contains("HTTP/2"));
+  CHECK(hub_front.access_log().find("HTTP/1.1") == std::string::npos);
+  // The token went to the Hub's origin and never through the CDN's.
+  auto log = hub.requests();
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn"; }) > 0);
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn" && !x.authorization.empty(); }) == 0);
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "hub" && !x.authorization.empty(); }) > 0);
+
+  // Without the certificate's CA, TLS verification fails: a network error, not a silent retry forever.
+  auto untrusted = run_cli("Qwen/Qwen3-30B-A3B --retries 0",
+                           "env -i PATH=/usr/bin:/bin HOME=" + dir.string() + " HF_ENDPOINT=" + hub_front.origin() +
+                               " HF_HUB_CACHE=" + (dir / "cache2").string());
+  CHECK(untrusted.code == 4);
 }
