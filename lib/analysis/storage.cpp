@@ -1,5 +1,6 @@
 #include "analysis/storage.hpp"
 
+#include <cstdint>
 #include <unordered_map>
 
 namespace hfi {
@@ -13,30 +14,32 @@ std::string_view strip_view(std::string_view s, std::string_view suffix) { retur
 
 StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   StorageView view;
-  // Keys are views of the names inside `shards`, which outlive this function's maps.
   size_t tensor_count = 0;
   for (const auto& s : shards) tensor_count += s.header.tensors.size();
-  std::unordered_map<std::string_view, const TensorInfo*> by_name;
+  // One map for every lookup below. Keys are views of the names inside `shards`, which outlive it;
+  // `logical` is filled in as each stored tensor becomes (part of) a logical one.
+  struct Entry {
+    const TensorInfo* tensor;
+    size_t logical = SIZE_MAX;
+  };
+  std::unordered_map<std::string_view, Entry> by_name;
   by_name.reserve(tensor_count);
   for (const auto& s : shards) {
     view.stored_bytes += s.header.data_bytes;
     view.file_bytes += s.header.file_size();
     for (const auto& t : s.header.tensors) {
-      by_name[t.name] = &t;
+      by_name.insert_or_assign(t.name, Entry{&t});
       view.stored_elements += t.elements;
     }
   }
   view.logical.reserve(tensor_count);
-  // Views of names inside view.logical, whose storage is reserved above and so never moves.
-  std::unordered_map<std::string_view, size_t> logical_index;
-  logical_index.reserve(tensor_count);
-  std::vector<const TensorInfo*> deferred;  // bookkeeping whose owner is added later
+  std::vector<const TensorInfo*> deferred;  // bookkeeping whose owner may come later
   for (const auto& s : shards) {
     for (const auto& t : s.header.tensors) {
       // FP8 block scales: W.weight (1 byte per element) + W.weight_scale_inv.
       if (t.name.ends_with("_scale_inv")) {
         auto it = by_name.find(strip_view(t.name, "_scale_inv"));
-        if (it != by_name.end() && dtype_bits(it->second->dtype) == 8) {
+        if (it != by_name.end() && dtype_bits(it->second.tensor->dtype) == 8) {
           deferred.push_back(&t);
           continue;
         }
@@ -49,7 +52,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
       LogicalTensor l;
       l.name = t.name;
       l.shape = t.shape;
-      l.format = std::string(dtype_name(t.dtype));
+      l.format = dtype_name(t.dtype);
       l.stored_bytes = t.bytes();
       l.params = t.shape.empty() ? 0 : t.elements;
       if (t.shape.empty()) ++view.scalar_tensors;
@@ -61,26 +64,27 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
         l.params = t.elements * 2;
         l.format = "MXFP4";
       }
+      by_name.find(t.name)->second.logical = view.logical.size();
       view.logical.push_back(std::move(l));
-      logical_index.emplace(view.logical.back().name, view.logical.size() - 1);
     }
   }
+  view.bookkeeping.reserve(deferred.size());
   for (const TensorInfo* t : deferred) {
     BookkeepingTensor b;
     b.name = t->name;
     b.dtype = t->dtype;
     b.elements = t->elements;
     b.bytes = t->bytes();
-    if (t->name.ends_with("_scale_inv")) {
-      b.owner = strip(t->name, "_scale_inv");
-      b.kind = "block scale";
-    } else {
-      b.owner = strip(t->name, "_scales");
-      b.kind = "mx exponent";
-    }
-    if (auto it = logical_index.find(b.owner); it != logical_index.end()) {
-      view.logical[it->second].bookkeeping_bytes += b.bytes;
-      if (b.kind == "block scale") view.logical[it->second].format += " (block-scaled)";
+    bool block_scale = t->name.ends_with("_scale_inv");
+    // The owner's stored name: W for an FP8 scale, W_blocks for MXFP4 exponents.
+    auto owner = block_scale ? by_name.find(strip_view(t->name, "_scale_inv"))
+                             : by_name.find(strip(t->name, "_scales") + "_blocks");
+    b.owner = block_scale ? strip(t->name, "_scale_inv") : strip(t->name, "_scales");
+    b.kind = block_scale ? "block scale" : "mx exponent";
+    if (owner != by_name.end() && owner->second.logical != SIZE_MAX) {
+      LogicalTensor& l = view.logical[owner->second.logical];
+      l.bookkeeping_bytes += b.bytes;
+      if (block_scale) l.format += " (block-scaled)";
     }
     view.bookkeeping.push_back(std::move(b));
   }

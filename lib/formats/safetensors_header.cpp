@@ -51,47 +51,55 @@ std::optional<uint64_t> whole_number(element e) {
 // Reads one tensor entry straight from the simdjson DOM: a header of a large MoE shard holds
 // thousands of them, and copying each into an owned Json tree first doubled the parse time.
 Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string_view file) {
-  std::string f(file);
-  std::string name(key);
-  if (!entry.is_object()) return malformed(f, name, "tensor entry is not a JSON object");
-  simdjson::dom::object fields(entry);
+  // Error strings are built only on the error paths: this runs for every tensor of every shard.
+  auto fail = [&](std::string_view field, const std::string& message) {
+    return malformed(std::string(file), std::string(key) + std::string(field), message);
+  };
+  if (!entry.is_object()) return fail("", "tensor entry is not a JSON object");
+  // One pass over the entry's fields rather than three keyed lookups.
+  std::optional<element> dtype, shape, offsets;
+  for (auto [name, value] : simdjson::dom::object(entry)) {
+    if (name == "dtype") dtype = value;
+    else if (name == "shape") shape = value;
+    else if (name == "data_offsets") offsets = value;
+  }
   TensorInfo t;
-  t.name = std::move(name);
   std::string_view dtype_text;
-  if (element dtype; fields["dtype"].get(dtype) || dtype.get_string().get(dtype_text))
-    return malformed(f, t.name + ".dtype", "missing or not a string");
+  if (!dtype || dtype->get_string().get(dtype_text)) return fail(".dtype", "missing or not a string");
   auto parsed = parse_dtype(dtype_text);
-  if (!parsed) return malformed(f, t.name + ".dtype", "unknown dtype \"" + std::string(dtype_text) + "\"");
+  if (!parsed) return fail(".dtype", "unknown dtype \"" + std::string(dtype_text) + "\"");
   t.dtype = *parsed;
-  simdjson::dom::array shape;
-  if (element e; fields["shape"].get(e) || e.get_array().get(shape)) return malformed(f, t.name + ".shape", "missing or not an array");
+  simdjson::dom::array dims;
+  if (!shape || shape->get_array().get(dims)) return fail(".shape", "missing or not an array");
   t.elements = 1;
-  t.shape.reserve(shape.size());
-  for (element dim : shape) {
+  t.shape.reserve(dims.size());
+  for (element dim : dims) {
     auto d = whole_number(dim);
-    if (!d) return malformed(f, t.name + ".shape", "dimension is not a non-negative integer");
+    if (!d) return fail(".shape", "dimension is not a non-negative integer");
     auto product = checked_mul(t.elements, *d);
-    if (!product) return malformed(f, t.name + ".shape", "element count overflows 64 bits");
+    if (!product) return fail(".shape", "element count overflows 64 bits");
     t.elements = *product;
     t.shape.push_back(*d);
   }
-  simdjson::dom::array offsets;
-  if (element e; fields["data_offsets"].get(e) || e.get_array().get(offsets) || offsets.size() != 2)
-    return malformed(f, t.name + ".data_offsets", "missing or not an array of two offsets");
-  auto begin = whole_number(offsets.at(0).value_unsafe());
-  auto end = whole_number(offsets.at(1).value_unsafe());
-  if (!begin || !end) return malformed(f, t.name + ".data_offsets", "offsets must be non-negative integers");
-  if (*end < *begin) return malformed(f, t.name + ".data_offsets", "end offset is before begin offset");
+  simdjson::dom::array pair;
+  if (!offsets || offsets->get_array().get(pair) || pair.size() != 2)
+    return fail(".data_offsets", "missing or not an array of two offsets");
+  auto it = pair.begin();
+  auto begin = whole_number(*it);
+  ++it;
+  auto end = whole_number(*it);
+  if (!begin || !end) return fail(".data_offsets", "offsets must be non-negative integers");
+  if (*end < *begin) return fail(".data_offsets", "end offset is before begin offset");
   t.begin = *begin;
   t.end = *end;
   auto bits = checked_mul(t.elements, dtype_bits(t.dtype));
-  if (!bits) return malformed(f, t.name + ".shape", "byte size overflows 64 bits");
-  if (*bits % 8 != 0)
-    return malformed(f, t.name + ".shape", "sub-byte tensor does not fill a whole number of bytes");
+  if (!bits) return fail(".shape", "byte size overflows 64 bits");
+  if (*bits % 8 != 0) return fail(".shape", "sub-byte tensor does not fill a whole number of bytes");
   if (t.end - t.begin != *bits / 8)
-    return malformed(f, t.name + ".data_offsets",
-                     "spans " + std::to_string(t.end - t.begin) + " bytes but " + std::to_string(t.elements) +
-                         " elements of " + std::string(dtype_name(t.dtype)) + " need " + std::to_string(*bits / 8));
+    return fail(".data_offsets", "spans " + std::to_string(t.end - t.begin) + " bytes but " + std::to_string(t.elements) +
+                                     " elements of " + std::string(dtype_name(t.dtype)) + " need " +
+                                     std::to_string(*bits / 8));
+  t.name = std::string(key);
   return t;
 }
 
