@@ -352,6 +352,22 @@ TEST_CASE("transient failures are retried: 429 with Retry-After, 500, a reset", 
   CHECK(count_if(log, [](const auto& x) { return x.status == 503; }) == 1);
 }
 
+TEST_CASE("a response that stalls past the timeout is abandoned and asked again", "[remote]") {
+  TestHub hub(fixture_hub());
+  // The first CDN answer waits 3 s before its first byte; with --timeout 1 the client gives up
+  // on it after about a second and the retry gets a prompt answer.
+  hub.add_fault({FaultKind::SlowFirstByte, "cdn", "", 200, -1, "", 1, std::chrono::milliseconds(3000)});
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_cli("HuggingFaceTB/SmolLM2-135M --json --timeout 1", hub_env(hub, fresh_dir("slow")));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(total_params(r.out) == 134'515'008ull);
+  // Finishing before the stalled answer could have arrived shows the client did not wait for it.
+  // (The hub logs a request once its handler returns, so the stalled one is not in the log yet.)
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+  CHECK(count_if(hub.requests(), [](const auto& x) { return x.origin == "cdn" && x.status == 206; }) == 1);
+}
+
 TEST_CASE("an exhausted rate limit ends at once with exit 4 and the reset time", "[remote]") {
   TestHub hub(fixture_hub());
   hub.add_fault({FaultKind::Status, "hub", "/api/models/", 429, -1, "\"api\";r=0;t=240", -1, {}});
