@@ -165,6 +165,11 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
     snap.shards.push_back({shard_paths[i], std::move(parsed[i]->value())});
   }
 
+  return snap;
+}
+
+std::vector<std::string> find_index_mismatches(const Snapshot& snap) {
+  std::vector<std::string> out;
   if (snap.index && !snap.shards.empty()) {
     // One map over every header tensor (views into snap, which outlives it); walking the index
     // marks what it lists, and whatever stays unmarked is missing from the index.
@@ -180,19 +185,19 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
     for (const auto& [tensor, shard] : snap.index->weight_map) {
       auto it = location.find(tensor);
       if (it == location.end()) {
-        snap.index_mismatches.push_back(tensor + ": listed in the index but in no shard header");
+        out.push_back(tensor + ": listed in the index but in no shard header");
         continue;
       }
       it->second.listed = true;
       const std::string& holder = *it->second.shard;
       if (holder.size() != base.size() + shard.size() || !holder.starts_with(base) || !holder.ends_with(shard))
-        snap.index_mismatches.push_back(tensor + ": index says " + shard + ", header of " + holder + " holds it");
+        out.push_back(tensor + ": index says " + shard + ", header of " + holder + " holds it");
     }
     for (const auto& [tensor, place] : location)
-      if (!place.listed) snap.index_mismatches.push_back(std::string(tensor) + ": in " + *place.shard + " but not in the index");
-    std::sort(snap.index_mismatches.begin(), snap.index_mismatches.end());
+      if (!place.listed) out.push_back(std::string(tensor) + ": in " + *place.shard + " but not in the index");
+    std::sort(out.begin(), out.end());
   }
-  return snap;
+  return out;
 }
 
 }  // namespace hfi

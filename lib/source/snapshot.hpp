@@ -32,8 +32,6 @@ struct Snapshot {
   std::vector<ShardHeader> shards;
   std::vector<std::string> other_weight_files;  // pytorch_model*.bin, *.gguf: present but not read
   std::vector<std::string> notes;               // things worth telling the user about the files
-  // Index entries whose tensor is not in the shard it names (or in no header at all).
-  std::vector<std::string> index_mismatches;
 };
 
 struct LoadOptions {
@@ -42,5 +40,9 @@ struct LoadOptions {
 };
 
 Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options = {});
+
+// Index entries whose tensor is not in the shard the index names (or in no header at all), and
+// header tensors the index does not list; sorted. Empty without an index or without headers.
+std::vector<std::string> find_index_mismatches(const Snapshot& snapshot);
 
 }  // namespace hfi

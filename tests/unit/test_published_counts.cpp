@@ -1,10 +1,13 @@
 // Every figure here is published (../shared/hub/TRUTHS.md, model cards) or derived by hand in the
 // comment beside it; none comes from running hfinspect.
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 #include "report/report.hpp"
 #include "source/local_source.hpp"
 #include "support/fixture_repo.hpp"
+#include "support/run_cli.hpp"
 
 namespace {
 
@@ -146,4 +149,31 @@ TEST_CASE("config-only: the qwen2 formula reproduces Qwen2.5-0.5B's loaded-model
   CHECK(r->params_source == "formula");
   CHECK(r->params.total == 494'032'768);  // printed by a loaded model (TRUTHS.md); tied head, q/k/v biases
   CHECK(r->reconcile.status == "no-weights");
+}
+
+TEST_CASE("an index that disagrees with the headers is reported entry by entry") {
+  // gpt-oss-20b's index, edited three ways: lm_head moved to another shard, a tensor no header
+  // holds, and the embedding left out.
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "index-mismatch";
+  fs::remove_all(dir);
+  fs::copy(hfi::testing::materialized("openai/gpt-oss-20b"), dir, fs::copy_options::recursive);
+  std::string index = hfi::testing::slurp(dir / "model.safetensors.index.json");
+  auto replace = [&](const std::string& from, const std::string& to) {
+    auto at = index.find(from);
+    REQUIRE(at != std::string::npos);
+    index.replace(at, from.size(), to);
+  };
+  replace("\"lm_head.weight\": \"model-00002-of-00002.safetensors\"", "\"lm_head.weight\": \"model-00001-of-00002.safetensors\"");
+  replace("\"model.embed_tokens.weight\": \"model-00000-of-00002.safetensors\"", "\"model.ghost.weight\": \"model-00000-of-00002.safetensors\"");
+  std::ofstream(dir / "model.safetensors.index.json", std::ios::trunc) << index;
+
+  hfi::LocalSource source(dir);
+  auto snap = hfi::load_snapshot(source);
+  REQUIRE(snap.ok());
+  auto found = hfi::find_index_mismatches(*snap);
+  REQUIRE(found.size() == 3);
+  CHECK(found[0] == "lm_head.weight: index says model-00001-of-00002.safetensors, header of model-00002-of-00002.safetensors holds it");
+  CHECK(found[1] == "model.embed_tokens.weight: in model-00000-of-00002.safetensors but not in the index");
+  CHECK(found[2] == "model.ghost.weight: listed in the index but in no shard header");
 }
