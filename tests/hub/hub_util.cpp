@@ -205,29 +205,6 @@ RangeDecision decide_range(std::string_view header, uint64_t size) {
   return d;
 }
 
-void append_json_string(std::string& out, std::string_view s) {
-  static const char* digits = "0123456789abcdef";
-  out += '"';
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += "\\u00";
-          out += digits[(c >> 4) & 15];
-          out += digits[c & 15];
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-}
-
 void JsonWriter::separate() {
   if (after_key_) {
     after_key_ = false;

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/json.hpp"
+
 namespace hfi::testhub::util {
 
 // Lowercase hex digests (OpenSSL EVP).
@@ -42,8 +44,8 @@ struct RangeDecision {
 // is honoured. An unparseable header is ignored (whole body), as RFC 9110 allows.
 RangeDecision decide_range(std::string_view header, uint64_t size);
 
-// Appends `s` as a JSON string literal.
-void append_json_string(std::string& out, std::string_view s);
+// Appends `s` as a JSON string literal: the library's own escaping.
+using hfi::append_json_string;
 
 // A tiny streaming JSON writer: commas are inserted automatically.
 class JsonWriter {
