@@ -159,10 +159,12 @@ void HubSource::start_early_header_reads() {
   // Only the common layout: a root index beside root-level shards. consolidated*.safetensors
   // repeats the shards in another layout and is not read.
   if (!listed("model.safetensors.index.json")) return;
+  constexpr size_t kMostEarly = 256;  // as many as load_snapshot asks for at once
   std::vector<http::Request> batch;
   for (const auto& f : info_.files) {
     if (f.path.find('/') != std::string::npos || !f.path.ends_with(".safetensors") || f.path.starts_with("consolidated"))
       continue;
+    if (batch.size() == kMostEarly) break;
     http::Request r;
     r.url = file_url(f.path);
     r.range_offset = 0;

@@ -71,6 +71,59 @@ Result<std::optional<T>> read_optional(Source& source, const std::string& path, 
   return std::optional<T>(std::move(parsed.value()));
 }
 
+// One read per shard that covers typical headers; a second only for the longer ones. Then the
+// headers are parsed, on every core: a 163-shard MoE holds about 100k tensor entries. An error is
+// reported for the first failing shard in order.
+Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const std::vector<std::string>& paths,
+                                                          const std::unordered_map<std::string, uint64_t>& sizes,
+                                                          const LoadOptions& options) {
+  std::vector<RangeRequest> probes;
+  for (const auto& p : paths) probes.push_back({p, 0, std::min(options.header_probe_bytes, sizes.at(p))});
+  auto first = source.read_ranges(probes);
+  std::vector<std::string> prefixes(paths.size());
+  std::vector<RangeRequest> second;
+  std::vector<size_t> second_owner;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (!first[i]) return first[i].error();
+    prefixes[i] = std::move(first[i].value());
+    auto n = read_safetensors_header_length(as_bytes(prefixes[i]), paths[i], sizes.at(paths[i]));
+    if (!n) return n.error();
+    if (prefixes[i].size() < 8 + *n) {
+      second.push_back({paths[i], prefixes[i].size(), 8 + *n - prefixes[i].size()});
+      second_owner.push_back(i);
+    } else {
+      prefixes[i].resize(static_cast<size_t>(8 + *n));  // the probe also brought tensor bytes
+    }
+  }
+  if (!second.empty()) {
+    auto rest = source.read_ranges(second);
+    for (size_t j = 0; j < second.size(); ++j) {
+      if (!rest[j]) return rest[j].error();
+      prefixes[second_owner[j]] += rest[j].value();
+    }
+  }
+  std::vector<std::optional<Result<SafetensorsHeader>>> parsed(paths.size());
+  std::atomic<size_t> next{0};
+  auto parse_some = [&] {
+    for (size_t i; (i = next++) < paths.size();) {
+      parsed[i] = parse_safetensors_header(as_bytes(prefixes[i]), paths[i], sizes.at(paths[i]));
+      std::string().swap(prefixes[i]);  // headers can be tens of MB; keep one copy, not two
+    }
+  };
+  size_t helpers = paths.size() >= 16 ? std::min<size_t>(std::thread::hardware_concurrency(), 8) : 0;
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < helpers; ++w) pool.emplace_back(parse_some);
+  parse_some();
+  for (auto& t : pool) t.join();
+  std::vector<SafetensorsHeader> out;
+  out.reserve(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (!*parsed[i]) return parsed[i]->error();
+    out.push_back(std::move(parsed[i]->value()));
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
@@ -121,50 +174,17 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
     if (!sizes.count(p))
       return not_found(p, "is named by " + snap.index_path + " but is not in the repository");
 
-  // Round 1: one read per shard that covers typical headers; round 2 only for larger headers.
-  std::vector<RangeRequest> probes;
-  for (const auto& p : shard_paths) probes.push_back({p, 0, std::min(options.header_probe_bytes, sizes[p])});
-  auto first = source.read_ranges(probes);
-  std::vector<std::string> prefixes(shard_paths.size());
-  std::vector<RangeRequest> second;
-  std::vector<size_t> second_owner;
-  for (size_t i = 0; i < shard_paths.size(); ++i) {
-    if (!first[i]) return first[i].error();
-    prefixes[i] = std::move(first[i].value());
-    auto n = read_safetensors_header_length(as_bytes(prefixes[i]), shard_paths[i], sizes[shard_paths[i]]);
-    if (!n) return n.error();
-    if (prefixes[i].size() < 8 + *n) {
-      second.push_back({shard_paths[i], prefixes[i].size(), 8 + *n - prefixes[i].size()});
-      second_owner.push_back(i);
-    }
+  // Shards are read in chunks so that memory stays bounded for repositories with thousands of
+  // them; a chunk is as wide as the transport's own limit on transfers in flight, so it costs no
+  // extra round trips.
+  constexpr size_t kChunk = 256;
+  for (size_t from = 0; from < shard_paths.size(); from += kChunk) {
+    std::vector<std::string> chunk(shard_paths.begin() + static_cast<std::ptrdiff_t>(from),
+                                   shard_paths.begin() + static_cast<std::ptrdiff_t>(std::min(shard_paths.size(), from + kChunk)));
+    auto headers = read_shard_headers(source, chunk, sizes, options);
+    if (!headers) return headers.error();
+    for (size_t i = 0; i < chunk.size(); ++i) snap.shards.push_back({chunk[i], std::move((*headers)[i])});
   }
-  if (!second.empty()) {
-    auto rest = source.read_ranges(second);
-    for (size_t j = 0; j < second.size(); ++j) {
-      if (!rest[j]) return rest[j].error();
-      prefixes[second_owner[j]] += rest[j].value();
-    }
-  }
-  // Headers parse independently; a 163-shard repository holds about 100k tensor entries, so the
-  // cores share the work. Errors are reported for the first failing shard in shard order.
-  std::vector<std::optional<Result<SafetensorsHeader>>> parsed(shard_paths.size());
-  std::atomic<size_t> next{0};
-  auto parse_some = [&] {
-    for (size_t i; (i = next++) < shard_paths.size();) {
-      parsed[i] = parse_safetensors_header(as_bytes(prefixes[i]), shard_paths[i], sizes.at(shard_paths[i]));
-      std::string().swap(prefixes[i]);  // headers can be tens of MB; keep one copy, not two
-    }
-  };
-  size_t helpers = shard_paths.size() >= 16 ? std::min<size_t>(std::thread::hardware_concurrency(), 8) : 0;
-  std::vector<std::thread> pool;
-  for (size_t w = 1; w < helpers; ++w) pool.emplace_back(parse_some);
-  parse_some();
-  for (auto& t : pool) t.join();
-  for (size_t i = 0; i < shard_paths.size(); ++i) {
-    if (!*parsed[i]) return parsed[i]->error();
-    snap.shards.push_back({shard_paths[i], std::move(parsed[i]->value())});
-  }
-
   return snap;
 }
 
