@@ -19,6 +19,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr uint64_t kMaxErrorBody = 64u << 10;
+constexpr uint64_t kMaxRedirectBody = 64u << 10;
 
 std::string trim(std::string s) {
   auto not_space = [](unsigned char c) { return c != ' ' && c != '\t' && c != '\r' && c != '\n'; };
@@ -66,6 +67,7 @@ struct Job {
   uint64_t keep = 0;   // bytes to keep
   bool cut = false;    // we ended the transfer on purpose (enough bytes)
   bool too_large = false;
+  uint64_t drained = 0;  // bytes of a redirect's body thrown away
   Clock::time_point due{};
 };
 
@@ -106,7 +108,13 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* job = static_cast<Job*>(user);
   size_t n = size * count;
   if (!job->mode_chosen) choose_mode(*job);
-  if (job->status >= 300 && job->status < 400) return n;
+  if (job->status >= 300 && job->status < 400) {
+    // A redirect's text is never read; an endless one is cut rather than drained.
+    job->drained += n;
+    if (job->drained <= kMaxRedirectBody) return n;
+    job->cut = true;
+    return 0;
+  }
   size_t pos = 0;
   if (job->skip > 0) {
     size_t dropped = static_cast<size_t>(std::min<uint64_t>(job->skip, n));
@@ -117,17 +125,25 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   size_t room = static_cast<size_t>(std::min<uint64_t>(job->keep - std::min<uint64_t>(job->keep, body.size()), n - pos));
   body.append(data + pos, room);
   if (pos + room < n) {
-    // More than we want. A ranged read has all it needs; a whole-file read is too large.
+    // More than we want: a ranged read has all it needs, a whole-file read is too large, and an
+    // error page has shown enough. Cutting ends the transfer with CURLE_WRITE_ERROR, expected.
     if (job->status == 200 && !job->request->range_offset) job->too_large = true;
-    if (job->status < 300 || job->status == 206) {
-      job->cut = true;
-      return 0;  // ends the transfer with CURLE_WRITE_ERROR, which we expect
-    }
+    job->cut = true;
+    return 0;
   } else if (job->status == 200 && job->request->range_offset && job->skip == 0 && body.size() >= job->keep) {
     job->cut = true;  // a server that ignored Range: stop at the last byte we need
     return 0;
   }
   return n;
+}
+
+// The first byte position of "Content-Range: bytes a-b/T".
+std::optional<uint64_t> content_range_start(const Headers& headers) {
+  auto it = headers.find("content-range");
+  if (it == headers.end() || it->second.rfind("bytes ", 0) != 0) return std::nullopt;
+  std::string start = it->second.substr(6, it->second.find('-') == std::string::npos ? 0 : it->second.find('-') - 6);
+  if (start.empty() || start.size() > 19 || !std::all_of(start.begin(), start.end(), ::isdigit)) return std::nullopt;
+  return std::stoull(start);
 }
 
 std::optional<uint64_t> content_range_total(const Headers& headers) {
@@ -234,6 +250,7 @@ class CurlTransport final : public Transport {
     job.keep = 0;
     job.cut = false;
     job.too_large = false;
+    job.drained = 0;
     job.response.body.clear();
     CURL* easy = curl_easy_init();
     job.easy = easy;
@@ -247,6 +264,11 @@ class CurlTransport final : public Transport {
     curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
     curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, options_.stall_timeout_s);
+    // The stall timeout misses a server that trickles a byte now and then; a whole-attempt limit
+    // catches it: six stall periods, plus the wanted bytes at 64 KiB/s.
+    uint64_t wanted = job.request->range_offset ? *job.request->range_offset + job.request->range_length : job.request->max_body;
+    long total_ms = options_.stall_timeout_s * 6000 + static_cast<long>(std::min<uint64_t>(wanted / 64, 3'600'000));
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, total_ms);
     if (!options_.user_agent.empty()) curl_easy_setopt(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
     if (!options_.ca_bundle.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, options_.ca_bundle.c_str());
     if (job.request->head) curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
@@ -313,6 +335,9 @@ class CurlTransport final : public Transport {
     r.too_large = job.too_large;
     r.range_honoured = job.status == 206;
     r.total_size = content_range_total(r.headers);
+    if (r.range_honoured && job.request->range_offset && content_range_start(r.headers) != job.request->range_offset)
+      r.protocol_error = "answered 206 with Content-Range '" + r.headers["content-range"] + "' to a request for bytes from " +
+                         std::to_string(*job.request->range_offset);
     if (!r.total_size && job.status == 200)
       if (auto it = r.headers.find("content-length"); it != r.headers.end() && !it->second.empty() && it->second.size() < 20 &&
                                                      std::all_of(it->second.begin(), it->second.end(), ::isdigit))

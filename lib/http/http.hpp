@@ -44,6 +44,7 @@ struct Response {
   bool too_large = false;       // the body went past max_body
   std::optional<uint64_t> total_size;  // from Content-Range "/T", or Content-Length of a 200
   std::string transport_error;  // non-empty when no HTTP response came back at all
+  std::string protocol_error;   // an answer that breaks HTTP's rules, e.g. a 206 for another range
   bool timed_out = false;
   int attempts = 0;
   // When retries were exhausted on a 429, how long the server asked us to wait.

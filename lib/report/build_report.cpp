@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <future>
+#include <system_error>
 #include <set>
 
 #include "report/report.hpp"
@@ -55,7 +56,12 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
   r.notes = snap.notes;
   r.other_weight_files = snap.other_weight_files;
   // The two passes over every tensor name run side by side; a 163-shard MoE holds ~100k of them.
-  auto storage = std::async(std::launch::async, [&snap] { return decode_storage(snap.shards); });
+  std::future<StorageView> storage;
+  try {
+    storage = std::async(std::launch::async, [&snap] { return decode_storage(snap.shards); });
+  } catch (const std::system_error&) {
+    storage = std::async(std::launch::deferred, [&snap] { return decode_storage(snap.shards); });  // no thread: run on get()
+  }
   r.index_mismatches = find_index_mismatches(snap);
   if (snap.index) r.index_total_size = snap.index->total_size;
 

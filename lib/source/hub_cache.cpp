@@ -160,13 +160,19 @@ bool HubCache::store_header_bytes(const std::string& commit, const std::string& 
   return write_atomically(file, *existing + bytes);
 }
 
-CachedSource::CachedSource(const HubCache& cache, std::string repo_id, std::string commit)
+CachedSource::CachedSource(const HubCache& cache, std::string repo_id, std::string commit, Listing listing)
     : repo_dir_(cache.repo_dir()),
       snapshot_(cache.snapshot_dir(commit)),
       own_(cache.own_dir(commit)),
       repo_id_(std::move(repo_id)),
       commit_(std::move(commit)),
-      snapshot_files_(snapshot_, "hf-cache", commit_) {}
+      snapshot_files_(snapshot_, "hf-cache", commit_),
+      listing_kind_(listing) {}
+
+CachedSource::CachedSource(const HubCache& cache, std::string repo_id, std::string commit, std::vector<FileEntry> listing)
+    : CachedSource(cache, std::move(repo_id), std::move(commit)) {
+  listing_ = std::move(listing);
+}
 
 std::string CachedSource::location() const { return snapshot_.string(); }
 
@@ -193,15 +199,18 @@ Result<std::vector<FileEntry>> CachedSource::list_files() {
       return *listing_;
     }
   }
+  // Without our own listing the snapshot folder may hold any subset of the repository (transformers
+  // leaves config.json alone there), so only an offline run settles for it, and says so.
   std::error_code ec;
-  if (!fs::is_directory(snapshot_, ec)) {
-    misses_.push_back("listing");
-    return not_found(snapshot_.string(), "snapshot " + commit_ + " of " + repo_id_ + " is not cached",
+  if (listing_kind_ == Listing::Recorded || !fs::is_directory(snapshot_, ec)) {
+    misses_.push_back("the file listing");
+    return not_found(snapshot_.string(), "the file listing of " + repo_id_ + " at " + commit_ + " is not in the cache",
                      "run once without --offline to fetch it");
   }
   auto walked = snapshot_files_.list_files();
   if (!walked) return walked.error();
   listing_ = std::move(walked.value());
+  notes_.push_back("offline: the file list is whatever the cache folder holds, which may be part of the repository only");
   return *listing_;
 }
 

@@ -55,7 +55,14 @@ class HubCache {
 // cannot answer is recorded in misses(), so the caller can fetch instead, or say what is missing.
 class CachedSource final : public Source {
  public:
-  CachedSource(const HubCache& cache, std::string repo_id, std::string commit);
+  // Where the list of the repository's files comes from, which decides what counts as missing.
+  enum class Listing {
+    Recorded,      // only hfinspect's own files.json; without it, everything is a miss
+    OrFolder,      // files.json, else whatever the snapshot folder holds (offline: best effort)
+  };
+  CachedSource(const HubCache& cache, std::string repo_id, std::string commit, Listing listing = Listing::Recorded);
+  // With the listing the Hub just gave (a revalidated branch).
+  CachedSource(const HubCache& cache, std::string repo_id, std::string commit, std::vector<FileEntry> listing);
 
   std::string kind() const override { return "hf-cache"; }
   std::string location() const override;
@@ -65,6 +72,7 @@ class CachedSource final : public Source {
   std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) override;
 
   const std::vector<std::string>& misses() const { return misses_; }
+  const std::vector<std::string>& notes() const { return notes_; }
 
  private:
   Error miss(const std::string& path, const std::string& what);
@@ -75,8 +83,10 @@ class CachedSource final : public Source {
   std::string repo_id_;
   std::string commit_;
   LocalSource snapshot_files_;
+  Listing listing_kind_ = Listing::Recorded;
   std::optional<std::vector<FileEntry>> listing_;
   std::vector<std::string> misses_;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace hfi

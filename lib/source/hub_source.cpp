@@ -1,6 +1,7 @@
 #include "source/hub_source.hpp"
 
 #include <algorithm>
+#include <system_error>
 
 #include "core/checked.hpp"
 #include "core/json.hpp"
@@ -125,7 +126,7 @@ Error hub_error(const http::Response& r, const RepoRef& ref, const HubSettings& 
     return {ErrorKind::Network, r.url, "", with_request_id(message + " (fetching " + subject + ")", r),
             token ? "wait for the window to reset" : "wait, or set HF_TOKEN: authenticated requests get a higher limit"};
   }
-  if (r.status >= 500)
+  if (r.status >= 500 || r.status == 408)
     return {ErrorKind::Network, r.url, "",
             with_request_id("the server answered " + std::to_string(r.status) + " for " + subject + " after " +
                                 std::to_string(r.attempts) + " attempt(s)",
@@ -175,7 +176,11 @@ void HubSource::start_early_header_reads() {
   if (batch.empty()) return;
   // The transport is used by this thread alone until finish_early_header_reads() joins it; every
   // other use of the transport joins first.
-  early_thread_ = std::thread([this, batch = std::move(batch)] { early_responses_ = transport_.perform(batch, "shard headers"); });
+  try {
+    early_thread_ = std::thread([this, batch = std::move(batch)] { early_responses_ = transport_.perform(batch, "shard headers"); });
+  } catch (const std::system_error&) {
+    early_paths_.clear();  // no thread to be had: the reads simply happen when asked for
+  }
 }
 
 void HubSource::finish_early_header_reads() {
@@ -193,6 +198,7 @@ const http::Response* HubSource::early_read(const std::string& path, uint64_t le
   auto it = early_.find(path);
   if (it == early_.end()) return nullptr;
   const http::Response& r = it->second;
+  if (!r.protocol_error.empty()) return nullptr;
   bool whole_file = r.total_size && r.body.size() == *r.total_size;
   return length <= r.body.size() || whole_file ? &r : nullptr;
 }
@@ -276,9 +282,20 @@ Status HubSource::open(std::optional<RepoInfo> known) {
 
 Result<std::optional<std::string>> HubSource::take_file(const std::string& path, const http::Response& r) {
   if (r.status == 404) {
-    // EntryNotFound (or a mirror's bare 404): the file is absent at this commit; remember that.
-    if (cache_ && r.first_header("x-repo-commit") == info_.commit) cache_->store_missing(info_.commit, path);
-    return std::optional<std::string>{};
+    // Absent means the Hub itself said EntryNotFound (or a mirror's bare 404 with no redirect in
+    // between) for a file the listing does not name. A 404 further down a redirect chain, or for
+    // a listed file, is a fault on the way: remembering it as absent would poison the cache.
+    auto code = r.headers.find("x-error-code");
+    bool entry_not_found = (code != r.headers.end() && code->second == "EntryNotFound") || r.redirects.empty();
+    if (entry_not_found && !listed(path)) {
+      auto commit = r.headers.find("x-repo-commit");
+      if (cache_ && commit != r.headers.end() && commit->second == info_.commit) cache_->store_missing(info_.commit, path);
+      return std::optional<std::string>{};
+    }
+    return Error{ErrorKind::Network, r.url, "",
+                 "the server answered 404 for " + path + ", which the repository listing names" +
+                     (r.request_id().empty() ? std::string() : " (request id " + r.request_id() + ")"),
+                 "try again; if it persists, the Hub or mirror at " + settings_.endpoint + " is inconsistent"};
   }
   if (r.status != 200) return hub_error(r, ref_, settings_, path);
   if (r.too_large) return malformed(path, "", "is larger than hfinspect reads for a metadata file");
@@ -354,7 +371,9 @@ std::vector<Result<std::string>> HubSource::read_ranges(const std::vector<RangeR
   for (size_t j = 0; j < responses.size(); ++j) {
     const auto& rr = requests[owner[j]];
     const auto& r = responses[j];
-    if (r.status == 416) {
+    if (!r.protocol_error.empty()) {
+      slots[owner[j]] = malformed(r.url, "Content-Range", "the server " + r.protocol_error);
+    } else if (r.status == 416) {
       slots[owner[j]] = malformed(rr.path, "bytes " + std::to_string(rr.offset) + "+",
                                   "the server says this range lies past the end of the file");
     } else if (r.status != 200 && r.status != 206) {

@@ -7,10 +7,8 @@ namespace hfi {
 namespace {
 
 // Tries the cache for one commit; nullopt when anything needed is missing.
-std::optional<Snapshot> load_cached(const HubCache& cache, const RepoRef& ref, const std::string& commit,
-                                    const LoadOptions& options, std::vector<std::string>* misses = nullptr,
+std::optional<Snapshot> load_cached(CachedSource& source, const LoadOptions& options, std::vector<std::string>* misses = nullptr,
                                     std::optional<Error>* failure = nullptr) {
-  CachedSource source(cache, ref.repo_id, commit);
   auto snapshot = load_snapshot(source, options);
   if (misses) *misses = source.misses();
   if (!snapshot) {
@@ -18,6 +16,7 @@ std::optional<Snapshot> load_cached(const HubCache& cache, const RepoRef& ref, c
     return std::nullopt;
   }
   if (!source.misses().empty()) return std::nullopt;
+  for (const auto& note : source.notes()) snapshot->notes.push_back(note);
   return std::move(snapshot.value());
 }
 
@@ -32,7 +31,8 @@ Result<Snapshot> load_offline(const HubCache& cache, const RepoRef& ref, const L
   }
   std::vector<std::string> misses;
   std::optional<Error> failure;
-  if (auto snapshot = load_cached(cache, ref, commit, options, &misses, &failure)) return std::move(*snapshot);
+  CachedSource source(cache, ref.repo_id, commit, CachedSource::Listing::OrFolder);
+  if (auto snapshot = load_cached(source, options, &misses, &failure)) return std::move(*snapshot);
   if (!misses.empty()) {
     std::string list;
     for (size_t i = 0; i < misses.size() && i < 5; ++i) list += (i ? ", " : "") + misses[i];
@@ -52,12 +52,24 @@ Result<Snapshot> load_repo(const RepoRef& ref, const HubSettings& settings, http
 
   std::optional<RepoInfo> known;
   if (is_commit_sha(ref.revision)) {
-    if (auto snapshot = load_cached(cache, ref, ref.revision, options)) return std::move(*snapshot);
+    CachedSource source(cache, ref.repo_id, ref.revision);
+    if (auto snapshot = load_cached(source, options)) return std::move(*snapshot);
   } else if (auto cached_commit = cache.read_ref(ref.revision)) {
     // Seen before: one request tells whether the branch still points at a cached commit.
     auto info = fetch_repo_info(ref, settings, *transport);
-    if (!info) return info.error();
-    if (auto snapshot = load_cached(cache, ref, info->commit, options)) {
+    if (!info) {
+      // The Hub is out of reach: what the cache holds for this branch beats no answer, as
+      // huggingface_hub also falls back. Access errors (gated, private) are not papered over.
+      if (info.error().kind != ErrorKind::Network) return info.error();
+      CachedSource source(cache, ref.repo_id, *cached_commit);
+      auto snapshot = load_cached(source, options);
+      if (!snapshot) return info.error();
+      snapshot->notes.push_back("could not reach the Hub (" + info.error().message + "); this is the cached commit " +
+                                *cached_commit + " of " + ref.revision + ", which may be out of date");
+      return std::move(*snapshot);
+    }
+    CachedSource source(cache, ref.repo_id, info->commit, info->files);
+    if (auto snapshot = load_cached(source, options)) {
       if (info->commit != *cached_commit) cache.store_ref(ref.revision, info->commit);
       return std::move(*snapshot);
     }

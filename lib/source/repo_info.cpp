@@ -34,9 +34,13 @@ Result<RepoInfo> parse_repo_info(const std::string& body, const std::string& url
   if (!sha || !sha->is_string() || !is_commit_sha(sha->as_string()))
     return malformed(url, "sha", "repository info has no 40-hex commit sha");
   info.commit = sha->as_string();
-  if (const Json* siblings = doc->find("siblings"); siblings && siblings->is_array())
+  // No siblings at all (a mirror that leaves them out) counts as unknown sizes: the tree API lists.
+  if (const Json* siblings = doc->find("siblings"); siblings && siblings->is_array()) {
     for (const auto& item : siblings->items())
       if (item.is_object() && !read_entry(item, "rfilename", info.files)) info.sizes_known = false;
+  } else {
+    info.sizes_known = false;
+  }
   if (const Json* gated = doc->find("gated"); gated && gated->is_string()) info.gated = gated->as_string();
   if (const Json* priv = doc->find("private"); priv && priv->is_bool()) info.is_private = priv->as_bool();
   return info;

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <span>
+#include <system_error>
 #include <unordered_map>
 
 namespace hfi {
@@ -81,40 +82,61 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
   for (const auto& p : paths) probes.push_back({p, 0, std::min(options.header_probe_bytes, sizes.at(p))});
   auto first = source.read_ranges(probes);
   std::vector<std::string> prefixes(paths.size());
-  std::vector<RangeRequest> second;
-  std::vector<size_t> second_owner;
+  std::vector<std::optional<Result<SafetensorsHeader>>> parsed(paths.size());
+  // Parses the listed shards on every core, then lets their bytes go.
+  auto parse_all = [&](const std::vector<size_t>& which) {
+    std::atomic<size_t> next{0};
+    auto parse_some = [&] {
+      for (size_t k; (k = next++) < which.size();) {
+        size_t i = which[k];
+        parsed[i] = parse_safetensors_header(as_bytes(prefixes[i]), paths[i], sizes.at(paths[i]));
+        std::string().swap(prefixes[i]);  // headers can be tens of MB; keep one copy, not two
+      }
+    };
+    std::vector<std::thread> pool;
+    size_t helpers = which.size() >= 16 ? std::min<size_t>(std::thread::hardware_concurrency(), 8) : 1;
+    try {
+      for (size_t w = 1; w < helpers; ++w) pool.emplace_back(parse_some);
+    } catch (const std::system_error&) {  // no threads to be had: this one does it all
+    }
+    parse_some();
+    for (auto& t : pool) t.join();
+  };
+  std::vector<size_t> complete;
+  std::vector<std::pair<size_t, RangeRequest>> longer;  // headers past the first read
   for (size_t i = 0; i < paths.size(); ++i) {
     if (!first[i]) return first[i].error();
     prefixes[i] = std::move(first[i].value());
     auto n = read_safetensors_header_length(as_bytes(prefixes[i]), paths[i], sizes.at(paths[i]));
     if (!n) return n.error();
     if (prefixes[i].size() < 8 + *n) {
-      second.push_back({paths[i], prefixes[i].size(), 8 + *n - prefixes[i].size()});
-      second_owner.push_back(i);
+      longer.push_back({i, {paths[i], prefixes[i].size(), 8 + *n - prefixes[i].size()}});
     } else {
       prefixes[i].resize(static_cast<size_t>(8 + *n));  // the probe also brought tensor bytes
+      complete.push_back(i);
     }
   }
-  if (!second.empty()) {
-    auto rest = source.read_ranges(second);
-    for (size_t j = 0; j < second.size(); ++j) {
+  parse_all(complete);
+  // Long headers (up to 100 MB each) are fetched in batches of at most ~512 MB, each parsed and
+  // released before the next, so a repository of huge headers cannot exhaust memory.
+  constexpr uint64_t kBatchBytes = 512u << 20;
+  for (size_t from = 0; from < longer.size();) {
+    std::vector<RangeRequest> batch;
+    std::vector<size_t> owners;
+    uint64_t bytes = 0;
+    for (; from < longer.size() && (batch.empty() || bytes + longer[from].second.length <= kBatchBytes); ++from) {
+      bytes += longer[from].second.length;
+      batch.push_back(longer[from].second);
+      owners.push_back(longer[from].first);
+    }
+    auto rest = source.read_ranges(batch);
+    for (size_t j = 0; j < batch.size(); ++j) {
       if (!rest[j]) return rest[j].error();
-      prefixes[second_owner[j]] += rest[j].value();
+      prefixes[owners[j]] += rest[j].value();
+      std::string().swap(rest[j].value());
     }
+    parse_all(owners);
   }
-  std::vector<std::optional<Result<SafetensorsHeader>>> parsed(paths.size());
-  std::atomic<size_t> next{0};
-  auto parse_some = [&] {
-    for (size_t i; (i = next++) < paths.size();) {
-      parsed[i] = parse_safetensors_header(as_bytes(prefixes[i]), paths[i], sizes.at(paths[i]));
-      std::string().swap(prefixes[i]);  // headers can be tens of MB; keep one copy, not two
-    }
-  };
-  size_t helpers = paths.size() >= 16 ? std::min<size_t>(std::thread::hardware_concurrency(), 8) : 0;
-  std::vector<std::thread> pool;
-  for (size_t w = 1; w < helpers; ++w) pool.emplace_back(parse_some);
-  parse_some();
-  for (auto& t : pool) t.join();
   std::vector<SafetensorsHeader> out;
   out.reserve(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {

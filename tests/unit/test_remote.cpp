@@ -522,3 +522,52 @@ TEST_CASE("over TLS and HTTP/2, as the real Hub and CDN speak", "[remote][tls]")
                                " HF_HUB_CACHE=" + (dir / "cache2").string());
   CHECK(untrusted.code == 4);
 }
+
+TEST_CASE("a cache another tool filled in part is not taken for the whole repository", "[remote]") {
+  TestHub hub(fixture_hub());
+  const std::string repo = "meta-llama/Llama-3.1-8B";
+  std::string commit = hub.commit_of(repo);
+  for (std::string target : {repo, repo + "@" + commit}) {
+    INFO(target);
+    // What transformers' AutoConfig leaves behind: refs/main and a snapshot holding config.json only.
+    auto cache = fresh_dir("partial-cache");
+    fs::path dir = cache / "models--meta-llama--Llama-3.1-8B";
+    fs::create_directories(dir / "refs");
+    fs::create_directories(dir / "snapshots" / commit);
+    std::ofstream(dir / "refs" / "main") << commit;
+    fs::copy_file(hfi::testing::fixtures_dir() / repo / "config.json", dir / "snapshots" / commit / "config.json");
+    hub.clear_requests();
+    auto r = run_cli(target + " --json", hub_env(hub, cache));
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(total_params(r.out) == 8'030'261'248ull);
+    CHECK(hub.requests().size() > 4);  // the shards' headers had to come from the Hub
+  }
+}
+
+TEST_CASE("a 404 behind a redirect is a fault, not an absent file", "[remote]") {
+  TestHub hub(fixture_hub());
+  hub.add_fault({FaultKind::Status, "hub", "/api/resolve-cache/", 404, -1, "", 1, {}});
+  auto cache = fresh_dir("404-hop");
+  auto r = run_cli("HuggingFaceTB/SmolLM2-135M", hub_env(hub, cache));
+  CHECK(r.code == 4);
+  CHECK_THAT(r.err, Catch::Contains("404") && Catch::Contains("listing names"));
+  CHECK_FALSE(fs::exists(cache / "models--HuggingFaceTB--SmolLM2-135M" / ".no_exist"));
+  auto again = run_cli("HuggingFaceTB/SmolLM2-135M --json", hub_env(hub, cache));
+  REQUIRE(again.code == 0);
+  CHECK(total_params(again.out) == 134'515'008ull);
+}
+
+TEST_CASE("with the Hub out of reach, a cached branch still answers and says so", "[remote]") {
+  auto cache = fresh_dir("fallback");
+  {
+    TestHub hub(fixture_hub());
+    REQUIRE(run_cli("Qwen/Qwen3-30B-A3B", hub_env(hub, cache)).code == 0);
+  }
+  auto r = run_cli("Qwen/Qwen3-30B-A3B --json --retries 0",
+                   "env -i PATH=/usr/bin:/bin HF_ENDPOINT=http://127.0.0.1:9 HF_HUB_CACHE=" + cache.string());
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(total_params(r.out) == 30'532'122'624ull);
+  CHECK_THAT(r.out, Catch::Contains("could not reach the Hub"));
+}
