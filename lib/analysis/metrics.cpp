@@ -48,8 +48,7 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
   for (size_t i = 0; i < storage.logical.size(); ++i) {
     const LogicalTensor& t = storage.logical[i];
     p.total += t.params;
-    std::string format = t.format.substr(0, t.format.find(' '));
-    by_dtype[format] += t.params;
+    by_dtype[t.format] += t.params;
     const ExpectedTensor* x = rec.expected_of[i] >= 0 ? &spec->tensors[static_cast<size_t>(rec.expected_of[i])] : nullptr;
     Role role = x ? x->role : guess_role(t.name);
     bool mtp = x && x->mtp;

@@ -24,18 +24,23 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   };
   std::unordered_map<std::string_view, Entry> by_name;
   by_name.reserve(tensor_count);
+  std::vector<Entry*> entry_of;  // each stored tensor's entry, in shard order (nodes never move)
+  entry_of.reserve(tensor_count);
   for (const auto& s : shards) {
     view.stored_bytes += s.header.data_bytes;
     view.file_bytes += s.header.file_size();
     for (const auto& t : s.header.tensors) {
-      by_name.insert_or_assign(t.name, Entry{&t});
+      auto [it, inserted] = by_name.insert_or_assign(t.name, Entry{&t});
+      entry_of.push_back(&it->second);
       view.stored_elements += t.elements;
     }
   }
   view.logical.reserve(tensor_count);
   std::vector<const TensorInfo*> deferred;  // bookkeeping whose owner may come later
+  size_t stored_index = 0;
   for (const auto& s : shards) {
     for (const auto& t : s.header.tensors) {
+      Entry* entry = entry_of[stored_index++];
       // FP8 block scales: W.weight (1 byte per element) + W.weight_scale_inv.
       if (t.name.ends_with("_scale_inv")) {
         auto it = by_name.find(strip_view(t.name, "_scale_inv"));
@@ -64,7 +69,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
         l.params = t.elements * 2;
         l.format = "MXFP4";
       }
-      by_name.find(t.name)->second.logical = view.logical.size();
+      entry->logical = view.logical.size();
       view.logical.push_back(std::move(l));
     }
   }
@@ -84,7 +89,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     if (owner != by_name.end() && owner->second.logical != SIZE_MAX) {
       LogicalTensor& l = view.logical[owner->second.logical];
       l.bookkeeping_bytes += b.bytes;
-      if (block_scale) l.format += " (block-scaled)";
+      l.block_scaled = l.block_scaled || block_scale;
     }
     view.bookkeeping.push_back(std::move(b));
   }

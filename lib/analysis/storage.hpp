@@ -20,6 +20,7 @@ struct LogicalTensor {
   std::string format;           // "BF16", "F8_E4M3", "MXFP4", ...: how the values are stored
   uint64_t stored_bytes = 0;    // bytes of the values themselves
   uint64_t bookkeeping_bytes = 0;  // scales and the like that belong to this weight
+  bool block_scaled = false;       // FP8 values with a weight_scale_inv beside them
 };
 
 struct BookkeepingTensor {
