@@ -123,3 +123,53 @@ TEST_CASE("reports are deterministic and JSON goes to stdout alone") {
   auto md = run(dir + " --markdown");
   CHECK_THAT(md.out, Catch::StartsWith("### hfinspect"));
 }
+
+TEST_CASE("check: an invented config field fails CI until a baseline accepts it") {
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "check" / "invented";
+  fs::remove_all(dir);
+  fs::create_directories(dir.parent_path());
+  fs::copy(hfi::testing::materialized("meta-llama/Llama-3.1-8B"), dir, fs::copy_options::recursive);
+  std::string config = slurp(dir / "config.json");
+  auto brace = config.rfind('}');
+  REQUIRE(brace != std::string::npos);
+  config.insert(brace, ",\n  \"my_new_rope_trick\": 3\n");
+  std::ofstream(dir / "config.json", std::ios::trunc) << config;
+
+  auto failing = run("check " + dir.string() + " --fail-on unknown-fields");
+  CHECK(failing.code == 1);
+  CHECK_THAT(failing.out, Catch::Contains("my_new_rope_trick = 3"));
+  auto github = run("check " + dir.string() + " --format github");
+  CHECK(github.code == 1);
+  CHECK_THAT(github.out, Catch::Contains("::error title=hfinspect unknown-fields::" + dir.string() + ": config field my_new_rope_trick"));
+
+  fs::path baseline = dir.parent_path() / "baseline.json";
+  CHECK(run("check " + dir.string() + " --fail-on unknown-fields --write-baseline " + baseline.string()).code == 0);
+  CHECK_THAT(slurp(baseline), Catch::Contains("unknown-fields:my_new_rope_trick"));
+  auto accepted = run("check " + dir.string() + " --fail-on unknown-fields --baseline " + baseline.string());
+  CHECK(accepted.code == 0);
+  CHECK_THAT(accepted.out, Catch::Contains("in the baseline"));
+
+  // The untouched checkpoint has nothing to report, whatever kinds are selected.
+  auto clean = run("check " + hfi::testing::materialized("meta-llama/Llama-3.1-8B").string() + " --format json");
+  CHECK(clean.code == 0);
+  CHECK_THAT(clean.out, Catch::Contains("\"new_findings\": 0"));
+  CHECK(run("check " + dir.string() + " --fail-on nonsense").code == 2);
+}
+
+TEST_CASE("check: a header tensor the spec does not know is an unexplained finding") {
+  // SmolLM2's header with one extra tensor: the llama spec has no place for it.
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "check" / "extra-tensor";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(hfi::testing::fixtures_dir() / "HuggingFaceTB/SmolLM2-135M/config.json", dir / "config.json");
+  std::string header = slurp(hfi::testing::fixtures_dir() / "HuggingFaceTB/SmolLM2-135M/model.safetensors.header.json");
+  uint64_t end = hfi::testing::max_data_offset(header);
+  auto brace = header.rfind('}');
+  header.insert(brace, ",\"model.router_probe.weight\":{\"dtype\":\"BF16\",\"shape\":[4],\"data_offsets\":[" +
+                           std::to_string(end) + "," + std::to_string(end + 8) + "]}");
+  hfi::testing::write_sparse_safetensors(dir / "model.safetensors", header, end + 8);
+  auto r = run("check " + dir.string());
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("unexplained") && Catch::Contains("model.router_probe.weight"));
+  CHECK(run("check " + dir.string() + " --fail-on unknown-fields,missing").code == 0);
+}
