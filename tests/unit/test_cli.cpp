@@ -128,7 +128,8 @@ TEST_CASE("check: an invented config field fails CI until a baseline accepts it"
   fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "check" / "invented";
   fs::remove_all(dir);
   fs::create_directories(dir.parent_path());
-  fs::copy(hfi::testing::materialized("meta-llama/Llama-3.1-8B"), dir, fs::copy_options::recursive);
+  // A fresh sparse copy: fs::copy would write every hole out as gigabytes of zeros.
+  hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B", dir);
   std::string config = slurp(dir / "config.json");
   auto brace = config.rfind('}');
   REQUIRE(brace != std::string::npos);

@@ -157,7 +157,8 @@ TEST_CASE("an index that disagrees with the headers is reported entry by entry")
   namespace fs = std::filesystem;
   fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "index-mismatch";
   fs::remove_all(dir);
-  fs::copy(hfi::testing::materialized("openai/gpt-oss-20b"), dir, fs::copy_options::recursive);
+  // A fresh sparse copy: fs::copy would write every hole out as gigabytes of zeros.
+  hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / "openai/gpt-oss-20b", dir);
   std::string index = hfi::testing::slurp(dir / "model.safetensors.index.json");
   auto replace = [&](const std::string& from, const std::string& to) {
     auto at = index.find(from);
