@@ -80,7 +80,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
       r.family = r.spec->family;
     } else {
       r.notes.push_back("no architecture spec for model_type '" + r.text_model_type +
-                        "': totals come from the headers alone and nothing is matched");
+                        "': totals come from the headers alone, the structure is inferred from tensor names");
     }
   } else {
     r.notes.push_back("no config.json: the report is built from the safetensors headers alone");
@@ -99,6 +99,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
                                 ", whose headers hfinspect does not read: parameter totals are from the config formula only");
   }
   r.reconcile = reconcile(spec, r.storage);
+  if (!spec && !snap.shards.empty()) r.inferred = infer_structure(r.storage);
   r.params = compute_params(spec, r.storage, r.reconcile);
 
   uint32_t weight_bytes = torch_dtype_bytes(cfg);

@@ -85,6 +85,27 @@ std::string render_json(const Report& r) {
         .add("tied_embeddings", r.spec->tied_embeddings)
         .add("attention_layers", layer_kind_counts(*r.spec));
   }
+  if (r.inferred) {
+    const InferredStructure& i = *r.inferred;
+    std::vector<Json> unplaced;
+    for (const auto& g : i.unplaced)
+      unplaced.push_back(Obj().add("pattern", g.pattern).add("tensors", g.tensors).add("params", g.params).done());
+    arch.add("inferred", Obj()
+                             .add("stack", i.stack)
+                             .add("layers", i.layers)
+                             .add("embedding", i.embedding)
+                             .add_optional("vocab_size", i.vocab_size)
+                             .add_optional("hidden_size", i.hidden_size)
+                             .add("lm_head", i.lm_head)
+                             .add("attention", i.attention)
+                             .add("mlp", i.mlp)
+                             .add("experts", i.experts)
+                             .add("router", i.router)
+                             .add("placed_tensors", i.placed_tensors)
+                             .add("placed_params", i.placed_params)
+                             .add("unplaced", Json::make_array(std::move(unplaced)))
+                             .done());
+  }
   root.add("architecture", arch.done());
 
   const ParamBreakdown& p = r.params;

@@ -76,6 +76,24 @@ std::string render_text(const Report& r, bool color) {
                               r.spec->layer_summary})
       line(out, st, "", piece);
   }
+  if (r.inferred) {
+    const InferredStructure& i = *r.inferred;
+    std::string shape = std::to_string(i.layers) + " blocks in " + (i.stack.empty() ? std::string("no stack") : i.stack);
+    if (i.hidden_size) shape += ", hidden " + with_commas(*i.hidden_size);
+    if (i.vocab_size) shape += ", vocabulary " + with_commas(*i.vocab_size);
+    line(out, st, "", st.dim("inferred from tensor names: ") + shape);
+    std::string parts = (i.attention.empty() ? std::string("attention not recognised") : "attention: " + i.attention) + "; " +
+                        (i.mlp.empty() ? std::string("MLP not recognised") : "MLP: " + i.mlp);
+    if (i.experts > 0) parts += "; " + std::to_string(i.experts) + " experts per layer" + (i.router ? " with a router" : "");
+    parts += i.lm_head.empty() ? "; no stored head (tied?)" : "; head " + i.lm_head;
+    line(out, st, "", parts);
+    if (!i.unplaced.empty()) {
+      uint64_t params = 0;
+      for (const auto& g : i.unplaced) params += g.params;
+      line(out, st, "", st.warn("could not place ") + std::to_string(i.unplaced.size()) + " name pattern(s), " + with_commas(params) +
+                            " params: " + i.unplaced.front().pattern + (i.unplaced.size() > 1 ? ", ..." : ""));
+    }
+  }
   out += "\n";
 
   const ParamBreakdown& p = r.params;

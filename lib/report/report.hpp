@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/infer.hpp"
 #include "analysis/metrics.hpp"
 #include "analysis/reconcile.hpp"
 #include "core/json.hpp"
@@ -38,6 +39,7 @@ struct Report {
   std::vector<std::string> architectures;
   std::string summary;  // one line
   std::optional<ArchModel> spec;
+  std::optional<InferredStructure> inferred;  // only without a spec: read from tensor names
   // files
   size_t shard_count = 0;
   size_t tensor_count = 0;

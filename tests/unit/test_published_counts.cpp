@@ -178,3 +178,55 @@ TEST_CASE("an index that disagrees with the headers is reported entry by entry")
   CHECK(found[1] == "model.embed_tokens.weight: in model-00000-of-00002.safetensors but not in the index");
   CHECK(found[2] == "model.ghost.weight: listed in the index but in no shard header");
 }
+
+namespace {
+
+// A fixture whose config names a model_type no spec covers.
+hfi::Report inspect_as_unknown(const std::string& repo, const std::string& model_type) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "unknown-type" / repo;
+  fs::remove_all(dir);
+  hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / repo, dir);
+  std::string config = hfi::testing::slurp(dir / "config.json");
+  auto at = config.find("\"model_type\"");
+  REQUIRE(at != std::string::npos);
+  auto open = config.find('"', config.find(':', at));
+  auto close = config.find('"', open + 1);
+  config.replace(open + 1, close - open - 1, model_type);
+  std::ofstream(dir / "config.json", std::ios::trunc) << config;
+  hfi::LocalSource source(dir);
+  auto snap = hfi::load_snapshot(source);
+  REQUIRE(snap.ok());
+  auto report = hfi::build_report(*snap, {});
+  REQUIRE(report.ok());
+  return std::move(report.value());
+}
+
+}  // namespace
+
+TEST_CASE("an unknown model_type still gets exact totals and an inferred structure") {
+  auto smol = inspect_as_unknown("HuggingFaceTB/SmolLM2-135M", "brand_new_dense");
+  CHECK(smol.params.total == 134'515'008);  // the same published count: totals come from the headers
+  REQUIRE(smol.inferred);
+  // SmolLM2-135M's config: 30 hidden layers, hidden size 576, vocabulary 49,152, tied embeddings.
+  CHECK(smol.inferred->layers == 30);
+  CHECK(smol.inferred->hidden_size == 576u);
+  CHECK(smol.inferred->vocab_size == 49'152u);
+  CHECK(smol.inferred->lm_head.empty());
+  CHECK(smol.inferred->attention == "separate q/k/v/o projections");
+  CHECK(smol.inferred->mlp == "gated (gate/up/down)");
+  CHECK(smol.inferred->experts == 0);
+  CHECK(smol.inferred->unplaced.empty());
+
+  auto moe = inspect_as_unknown("Qwen/Qwen3-30B-A3B", "brand_new_moe");
+  CHECK(moe.params.total == 30'532'122'624);  // HUB
+  REQUIRE(moe.inferred);
+  // Qwen3-30B-A3B's config: 48 layers, 128 experts, hidden size 2048, vocabulary 151,936.
+  CHECK(moe.inferred->layers == 48);
+  CHECK(moe.inferred->experts == 128);
+  CHECK(moe.inferred->router);
+  CHECK(moe.inferred->hidden_size == 2'048u);
+  CHECK(moe.inferred->vocab_size == 151'936u);
+  CHECK(moe.inferred->lm_head == "lm_head.weight");
+  CHECK(moe.inferred->placed_params == moe.params.total);
+}
