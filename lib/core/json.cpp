@@ -267,6 +267,23 @@ std::string widen_big_integers(std::string_view text) {
 
 }  // namespace
 
+std::optional<uint64_t> whole_number(simdjson::dom::element e) {
+  using T = simdjson::dom::element_type;
+  switch (e.type()) {
+    case T::UINT64: return uint64_t(e);
+    case T::INT64: {
+      int64_t v = int64_t(e);
+      return v >= 0 ? std::optional<uint64_t>(static_cast<uint64_t>(v)) : std::nullopt;
+    }
+    case T::DOUBLE: {
+      double v = double(e);
+      if (v >= 0 && v < 18446744073709551616.0 && v == static_cast<double>(static_cast<uint64_t>(v))) return static_cast<uint64_t>(v);
+      return std::nullopt;
+    }
+    default: return std::nullopt;
+  }
+}
+
 Result<simdjson::dom::element> JsonDom::parse(std::string_view text, std::string_view file, JsonLimits limits) {
   if (text.size() > limits.max_bytes)
     return malformed(std::string(file), "",

@@ -87,6 +87,9 @@ class JsonDom {
   simdjson::padded_string padded_;
 };
 
+// A non-negative whole number in the DOM: an integer, or a double with no fractional part.
+std::optional<uint64_t> whole_number(simdjson::dom::element e);
+
 // Appends `s` to `out` as a quoted JSON string.
 void append_json_string(std::string& out, std::string_view s);
 

@@ -31,23 +31,6 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 
-// A non-negative whole number: an integer, or a double with no fractional part.
-std::optional<uint64_t> whole_number(element e) {
-  switch (e.type()) {
-    case element_type::UINT64: return uint64_t(e);
-    case element_type::INT64: {
-      int64_t v = int64_t(e);
-      return v >= 0 ? std::optional<uint64_t>(static_cast<uint64_t>(v)) : std::nullopt;
-    }
-    case element_type::DOUBLE: {
-      double v = double(e);
-      if (v >= 0 && v < 18446744073709551616.0 && v == static_cast<double>(static_cast<uint64_t>(v))) return static_cast<uint64_t>(v);
-      return std::nullopt;
-    }
-    default: return std::nullopt;
-  }
-}
-
 // Reads one tensor entry straight from the simdjson DOM: a header of a large MoE shard holds
 // thousands of them, and copying each into an owned Json tree first doubled the parse time.
 Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string_view file) {

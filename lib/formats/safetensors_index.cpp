@@ -29,27 +29,15 @@ namespace {
 
 // metadata.total_size: some writers store it as a string or a float; any non-negative whole value.
 std::optional<uint64_t> size_value(simdjson::dom::element e) {
-  switch (e.type()) {
-    case simdjson::dom::element_type::UINT64: return uint64_t(e);
-    case simdjson::dom::element_type::INT64:
-      return int64_t(e) >= 0 ? std::optional<uint64_t>(static_cast<uint64_t>(int64_t(e))) : std::nullopt;
-    case simdjson::dom::element_type::DOUBLE: {
-      double v = double(e);
-      if (v >= 0 && v < 18446744073709551616.0 && v == static_cast<double>(static_cast<uint64_t>(v))) return static_cast<uint64_t>(v);
-      return std::nullopt;
-    }
-    case simdjson::dom::element_type::STRING: {
-      std::string_view text(e);
-      uint64_t v = 0;
-      if (text.empty() || text.size() > 19) return std::nullopt;
-      for (char c : text) {
-        if (c < '0' || c > '9') return std::nullopt;
-        v = v * 10 + static_cast<uint64_t>(c - '0');
-      }
-      return v;
-    }
-    default: return std::nullopt;
+  if (!e.is_string()) return whole_number(e);
+  std::string_view text(e);
+  uint64_t v = 0;
+  if (text.empty() || text.size() > 19) return std::nullopt;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
   }
+  return v;
 }
 
 }  // namespace
