@@ -1,4 +1,5 @@
 #include "formats/safetensors_index.hpp"
+#include "core/text.hpp"
 
 #include <unordered_set>
 
@@ -29,15 +30,7 @@ namespace {
 
 // metadata.total_size: some writers store it as a string or a float; any non-negative whole value.
 std::optional<uint64_t> size_value(simdjson::dom::element e) {
-  if (!e.is_string()) return whole_number(e);
-  std::string_view text(e);
-  uint64_t v = 0;
-  if (text.empty() || text.size() > 19) return std::nullopt;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return v;
+  return e.is_string() ? parse_decimal(std::string_view(e)) : whole_number(e);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "http/http.hpp"
+#include "core/text.hpp"
 #include "http/retry.hpp"
 #include "http/url.hpp"
 
@@ -20,13 +21,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint64_t kMaxErrorBody = 64u << 10;
 constexpr uint64_t kMaxRedirectBody = 64u << 10;
-
-std::string trim(std::string s) {
-  auto not_space = [](unsigned char c) { return c != ' ' && c != '\t' && c != '\r' && c != '\n'; };
-  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
-  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
-  return s;
-}
 
 // Transport errors that a fresh attempt can cure: refused or dropped connections, stalls, resets.
 bool retryable_transport(CURLcode code) {
@@ -141,9 +135,9 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
 std::optional<uint64_t> content_range_start(const Headers& headers) {
   auto it = headers.find("content-range");
   if (it == headers.end() || it->second.rfind("bytes ", 0) != 0) return std::nullopt;
-  std::string start = it->second.substr(6, it->second.find('-') == std::string::npos ? 0 : it->second.find('-') - 6);
-  if (start.empty() || start.size() > 19 || !std::all_of(start.begin(), start.end(), ::isdigit)) return std::nullopt;
-  return std::stoull(start);
+  size_t dash = it->second.find('-');
+  if (dash == std::string::npos) return std::nullopt;
+  return parse_decimal(std::string_view(it->second).substr(6, dash - 6));
 }
 
 std::optional<uint64_t> content_range_total(const Headers& headers) {
@@ -151,9 +145,7 @@ std::optional<uint64_t> content_range_total(const Headers& headers) {
   if (it == headers.end()) return std::nullopt;
   auto slash = it->second.rfind('/');
   if (slash == std::string::npos) return std::nullopt;
-  std::string total = it->second.substr(slash + 1);
-  if (total.empty() || total.size() > 19 || !std::all_of(total.begin(), total.end(), ::isdigit)) return std::nullopt;
-  return std::stoull(total);
+  return parse_decimal(std::string_view(it->second).substr(slash + 1));
 }
 
 class CurlTransport final : public Transport {
@@ -339,9 +331,7 @@ class CurlTransport final : public Transport {
       r.protocol_error = "answered 206 with Content-Range '" + r.headers["content-range"] + "' to a request for bytes from " +
                          std::to_string(*job.request->range_offset);
     if (!r.total_size && job.status == 200)
-      if (auto it = r.headers.find("content-length"); it != r.headers.end() && !it->second.empty() && it->second.size() < 20 &&
-                                                     std::all_of(it->second.begin(), it->second.end(), ::isdigit))
-        r.total_size = std::stoull(it->second);
+      if (auto it = r.headers.find("content-length"); it != r.headers.end()) r.total_size = parse_decimal(it->second);
     if (retryable_status(r.status) && r.attempts <= options_.max_retries) {
       auto wait = server_requested_wait_ms(r.headers);
       if (wait && *wait > options_.longest_wait_ms) {

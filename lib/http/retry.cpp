@@ -1,4 +1,5 @@
 #include "http/retry.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -36,9 +37,8 @@ std::optional<long> server_requested_wait_ms(const Headers& headers) {
     if (remaining && *remaining == 0 && reset) return (*reset + 1) * 1000;
   }
   if (auto it = headers.find("retry-after"); it != headers.end()) {
-    const std::string& v = it->second;
-    if (!v.empty() && v.size() <= 9 && std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); }))
-      return (std::stol(v) + 1) * 1000;
+    if (auto seconds = parse_decimal(it->second); seconds && *seconds < 1'000'000'000)
+      return (static_cast<long>(*seconds) + 1) * 1000;
   }
   return std::nullopt;
 }

@@ -1,4 +1,5 @@
 #include "source/hf_cache.hpp"
+#include "core/text.hpp"
 
 #include <cstdlib>
 #include <fstream>
@@ -17,13 +18,6 @@ bool valid_repo_part(const std::string& s) {
   for (char c : s)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
   return true;
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  size_t start = 0;
-  while (start < s.size() && std::isspace(static_cast<unsigned char>(s[start]))) ++start;
-  return s.substr(start);
 }
 
 std::string percent_decode(const std::string& s) {

@@ -1,4 +1,5 @@
 #include "source/hub_settings.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -14,13 +15,6 @@ namespace {
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? std::string(v) : std::string();
-}
-
-std::string trim(std::string s) {
-  auto space = [](unsigned char c) { return std::isspace(c) != 0; };
-  s.erase(s.begin(), std::find_if_not(s.begin(), s.end(), space));
-  s.erase(std::find_if_not(s.rbegin(), s.rend(), space).base(), s.end());
-  return s;
 }
 
 std::string read_token_file(const std::filesystem::path& path) {
@@ -58,9 +52,8 @@ HubSettings hub_settings_from_environment() {
       if (!s.token.empty()) s.token_source = "the token file " + file.string();
     }
   }
-  if (std::string t = trim(env("HF_HUB_DOWNLOAD_TIMEOUT")); !t.empty() && t.size() < 7 &&
-      std::all_of(t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c); }) && std::stol(t) > 0)
-    s.timeout_s = std::stol(t);
+  if (auto t = parse_decimal(trim(env("HF_HUB_DOWNLOAD_TIMEOUT"))); t && *t > 0 && *t <= 3600)
+    s.timeout_s = static_cast<long>(*t);
   for (const char* name : {"CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE"})
     if (std::string v = env(name); !v.empty()) {
       s.ca_bundle = v;

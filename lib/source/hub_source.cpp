@@ -1,4 +1,5 @@
 #include "source/hub_source.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <system_error>
@@ -37,11 +38,6 @@ std::string with_request_id(std::string message, const http::Response& r) {
   std::string id = r.request_id();
   if (!id.empty()) message += " (request id " + id + ")";
   return message;
-}
-
-std::optional<uint64_t> parse_size(const std::string& text) {
-  if (text.empty() || text.size() > 19 || !std::all_of(text.begin(), text.end(), ::isdigit)) return std::nullopt;
-  return std::stoull(text);
 }
 
 // Mirrors that do not answer blobs=true give no sizes: the tree API has them, paginated.
@@ -379,7 +375,7 @@ std::vector<Result<std::string>> HubSource::read_ranges(const std::vector<RangeR
     } else if (r.status != 200 && r.status != 206) {
       slots[owner[j]] = hub_error(r, ref_, settings_, rr.path);
     } else {
-      if (auto linked = parse_size(r.first_header("x-linked-size"))) {
+      if (auto linked = parse_decimal(r.first_header("x-linked-size"))) {
         for (const auto& f : info_.files)
           if (f.path == rr.path && f.size != *linked)
             notes_.push_back(rr.path + ": the listing gives " + std::to_string(f.size) + " bytes, the Hub's redirect " +

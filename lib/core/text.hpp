@@ -1,0 +1,32 @@
+// Small text helpers shared by the parsers of untrusted input.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace hfi {
+
+// Without leading and trailing whitespace (spaces, tabs, CR, LF).
+inline std::string trim(std::string_view s) {
+  auto space = [](unsigned char c) { return std::isspace(c) != 0; };
+  auto begin = std::find_if_not(s.begin(), s.end(), space);
+  auto end = std::find_if_not(s.rbegin(), std::string_view::reverse_iterator(begin), space).base();
+  return std::string(begin, end);
+}
+
+// A plain decimal of at most 19 digits (so it always fits in 64 bits); nullopt for anything else.
+inline std::optional<uint64_t> parse_decimal(std::string_view s) {
+  if (s.empty() || s.size() > 19) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return v;
+}
+
+}  // namespace hfi
