@@ -134,7 +134,15 @@ KvCache compute_kv_cache(const ArchModel* spec, uint64_t context, uint32_t bytes
   kv.bytes_per_element = bytes_per_element;
   if (!spec) return kv;
   for (const auto& a : spec->attention) {
+    if (a.recurrent_state_elements) {
+      ++kv.recurrent_layers;
+      kv.recurrent_state_bytes += a.recurrent_state_elements * bytes_per_element;
+    }
     if (a.kind == AttentionKind::None) continue;
+    if (a.kv_source_layer >= 0) {
+      ++kv.shared_kv_layers;
+      continue;
+    }
     ++kv.attention_layers;
     if (a.window) ++kv.windowed_layers;
     if (a.kind == AttentionKind::Mla) ++kv.mla_layers;

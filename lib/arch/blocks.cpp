@@ -18,25 +18,58 @@ std::string format_number(double v) {
 }
 }  // namespace
 
+std::string ConfigReader::label(std::initializer_list<std::string_view> aliases) const {
+  return section_ ? section_name_ + "." + join_aliases(aliases) : join_aliases(aliases);
+}
+
+bool ConfigReader::has_section(std::string_view key) const {
+  const Json* s = cfg_.root().find(key);
+  return s && s->is_object();
+}
+
+ConfigReader ConfigReader::section(std::string_view key) const {
+  const Json* s = cfg_.root().find(key);
+  if (!s || !s->is_object()) throw SpecError("config.json: object '" + std::string(key) + "' is missing");
+  return ConfigReader(cfg_, s, std::string(key));
+}
+
+const Json* ConfigReader::field(std::initializer_list<std::string_view> aliases) const {
+  if (!section_) return cfg_.field(aliases);
+  for (auto a : aliases)
+    if (const Json* v = section_->find(a)) return v;
+  return nullptr;
+}
+
 uint64_t ConfigReader::need(std::initializer_list<std::string_view> aliases) const {
-  auto v = cfg_.integer(aliases);
-  if (!v || *v <= 0) throw SpecError("config.json: field '" + join_aliases(aliases) + "' is missing or not a positive integer");
+  std::optional<int64_t> v;
+  if (!section_) v = cfg_.integer(aliases);
+  else if (const Json* f = field(aliases)) v = f->as_int();
+  if (!v || *v <= 0) throw SpecError("config.json: field '" + label(aliases) + "' is missing or not a positive integer");
   return static_cast<uint64_t>(*v);
 }
 
 uint64_t ConfigReader::get(std::initializer_list<std::string_view> aliases, uint64_t fallback) const {
-  auto v = cfg_.integer(aliases);
+  std::optional<int64_t> v;
+  if (!section_) v = cfg_.integer(aliases);
+  else if (const Json* f = field(aliases); f && !f->is_null()) {
+    v = f->as_int();
+    if (!v) throw SpecError("config.json: field '" + label(aliases) + "' is not an integer");
+  }
   if (!v) return fallback;
-  if (*v < 0) throw SpecError("config.json: field '" + join_aliases(aliases) + "' is negative");
+  if (*v < 0) throw SpecError("config.json: field '" + label(aliases) + "' is negative");
   return static_cast<uint64_t>(*v);
 }
 
 bool ConfigReader::flag(std::initializer_list<std::string_view> aliases, bool fallback) const {
-  return cfg_.boolean(aliases).value_or(fallback);
+  if (!section_) return cfg_.boolean(aliases).value_or(fallback);
+  const Json* f = field(aliases);
+  return f && f->is_bool() ? f->as_bool() : fallback;
 }
 
 double ConfigReader::number(std::initializer_list<std::string_view> aliases, double fallback) const {
-  return cfg_.number(aliases).value_or(fallback);
+  if (!section_) return cfg_.number(aliases).value_or(fallback);
+  const Json* f = field(aliases);
+  return f && f->is_number() ? f->as_double().value_or(fallback) : fallback;
 }
 
 void add(ArchModel& m, std::string name, std::vector<uint64_t> shape, Role role, int layer) {

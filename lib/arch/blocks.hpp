@@ -21,6 +21,12 @@ class ConfigReader {
  public:
   explicit ConfigReader(const ModelConfig& cfg) : cfg_(cfg) {}
   const ModelConfig& config() const { return cfg_; }
+  // A reader over a nested object of the root config (vision_config, audio_config, ...): it looks
+  // only inside that object. Throws SpecError when the object is absent.
+  ConfigReader section(std::string_view key) const;
+  bool has_section(std::string_view key) const;
+  // The raw field (first alias present) at this reader's level, or nullptr.
+  const Json* field(std::initializer_list<std::string_view> aliases) const;
   // A positive integer that must be present.
   uint64_t need(std::initializer_list<std::string_view> aliases) const;
   uint64_t get(std::initializer_list<std::string_view> aliases, uint64_t fallback) const;
@@ -28,7 +34,13 @@ class ConfigReader {
   double number(std::initializer_list<std::string_view> aliases, double fallback) const;
 
  private:
+  ConfigReader(const ModelConfig& cfg, const Json* section, std::string name)
+      : cfg_(cfg), section_(section), section_name_(std::move(name)) {}
+  std::string label(std::initializer_list<std::string_view> aliases) const;
+
   const ModelConfig& cfg_;
+  const Json* section_ = nullptr;  // nested object to read instead of the model config
+  std::string section_name_;
 };
 
 struct AttentionDims {

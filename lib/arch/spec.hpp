@@ -59,6 +59,12 @@ struct AttentionLayer {
   uint64_t window = 0;   // Sliding/Chunked: tokens kept
   uint32_t mla_latent = 0;  // Mla: compressed KV width (kv_lora_rank)
   uint32_t mla_rope = 0;    // Mla: decoupled RoPE key width, cached beside the latent
+  // Gemma 3n/4: this layer reads the KV of an earlier layer instead of caching its own.
+  int kv_source_layer = -1;
+  // Layers without attention that carry a fixed-size state per sequence instead (Mamba SSM and
+  // conv state, gated delta-net state, short convolutions). Elements per sequence, any context.
+  uint64_t recurrent_state_elements = 0;
+  std::string recurrent_kind;  // e.g. "mamba2", "gated_deltanet", "short_conv"
   // Elements cached per token for this layer.
   uint64_t kv_elements_per_token() const;
 };
@@ -77,6 +83,9 @@ struct ArchModel {
   std::string activation_summary;
   std::string layer_summary;      // e.g. "32 × (attention + dense SwiGLU MLP)"
   std::vector<std::string> notes;
+  // config.json fields this family defines that never change the tensor layout or per-token
+  // cost (dropouts, initialiser scales, token ids); read fields need no declaration.
+  std::vector<std::string> structure_irrelevant_fields;
 };
 
 using SpecFunction = Result<ArchModel> (*)(const ModelConfig&);

@@ -129,7 +129,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
   r.flops = compute_flops(spec, r.params, options.context);
   r.kv = compute_kv_cache(spec, options.context, kv_bytes);
   r.memory.weight_bytes = snap.shards.empty() && r.index_total_size ? *r.index_total_size : r.storage.stored_bytes;
-  r.memory.kv_bytes = r.kv.bytes_at_context;
+  r.memory.kv_bytes = r.kv.bytes_at_context + r.kv.recurrent_state_bytes;
   r.memory.total_bytes = r.memory.weight_bytes + r.memory.kv_bytes;
 
   if (spec) {
@@ -147,6 +147,9 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
         const std::string& key = member.first;
         const Json& value = member.second;
         if (kStructureIrrelevant.count(key) || cfg->keys_read().count(key) || is_default_like(value)) continue;
+        if (std::find(spec->structure_irrelevant_fields.begin(), spec->structure_irrelevant_fields.end(), key) !=
+            spec->structure_irrelevant_fields.end())
+          continue;
         if (std::any_of(r.unknown_fields.begin(), r.unknown_fields.end(),
                         [&](const UnknownField& u) { return u.name == key; }))
           continue;

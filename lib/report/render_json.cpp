@@ -140,6 +140,9 @@ std::string render_json(const Report& r) {
                            .add("attention_layers", static_cast<uint64_t>(r.kv.attention_layers))
                            .add("windowed_layers", static_cast<uint64_t>(r.kv.windowed_layers))
                            .add("mla_layers", static_cast<uint64_t>(r.kv.mla_layers))
+                           .add("shared_kv_layers", static_cast<uint64_t>(r.kv.shared_kv_layers))
+                           .add("recurrent_layers", static_cast<uint64_t>(r.kv.recurrent_layers))
+                           .add("recurrent_state_bytes", r.kv.recurrent_state_bytes)
                            .done());
   root.add("memory", Obj()
                          .add("weight_bytes", r.memory.weight_bytes)

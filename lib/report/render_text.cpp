@@ -133,6 +133,11 @@ std::string render_text(const Report& r, bool color) {
     std::string detail = std::to_string(r.kv.attention_layers) + " attention layers";
     if (r.kv.windowed_layers) detail += ", " + std::to_string(r.kv.windowed_layers) + " windowed (capped at their window)";
     if (r.kv.mla_layers) detail += ", MLA: compressed latent + RoPE key cached";
+    if (r.kv.shared_kv_layers)
+      detail += ", " + std::to_string(r.kv.shared_kv_layers) + " more reuse an earlier layer's KV (not cached)";
+    if (r.kv.recurrent_layers)
+      detail += "; " + std::to_string(r.kv.recurrent_layers) + " recurrent layers keep " +
+                short_bytes(r.kv.recurrent_state_bytes) + " of state per sequence, whatever the context";
     line(out, st, "", st.dim(detail));
   }
   line(out, st, "Memory", "weights " + short_bytes(r.memory.weight_bytes) +
