@@ -34,18 +34,23 @@ std::string structure_of(const std::string& name) {
   return out.empty() ? name : out;
 }
 
-// Where the checkpoint keeps the language model: the shortest *embed_tokens.weight outside a
-// layer stack ("model.", "model.language_model.", "language_model.model.").
-void detect_prefixes(const StorageView& actual, Reconciliation& r) {
+// Where the checkpoint keeps the language model: the shortest name ending in the spec's anchor
+// (embed_tokens.weight unless the family says otherwise) outside a layer stack ("model.",
+// "model.language_model.", "language_model.model.", "transformer.", or no prefix at all).
+void detect_prefixes(const ArchModel& spec, const StorageView& actual, Reconciliation& r) {
+  const std::string& anchor = spec.prefix_anchor;
   std::string best;
+  bool found = false;
   std::string head;
   for (const auto& t : actual.logical) {
-    if (t.name.ends_with("embed_tokens.weight") && t.name.find(".layers.") == std::string::npos &&
-        (best.empty() || t.name.size() < best.size()))
+    bool anchored = t.name.ends_with(anchor) && (t.name.size() == anchor.size() || t.name[t.name.size() - anchor.size() - 1] == '.');
+    if (anchored && t.name.find(".layers.") == std::string::npos && (!found || t.name.size() < best.size())) {
       best = t.name;
+      found = true;
+    }
     if (t.name.ends_with("lm_head.weight") && (head.empty() || t.name.size() < head.size())) head = t.name;
   }
-  if (!best.empty()) r.lm_prefix = best.substr(0, best.size() - std::string("embed_tokens.weight").size());
+  if (found) r.lm_prefix = best.substr(0, best.size() - anchor.size());
   if (!head.empty()) r.head_prefix = head.substr(0, head.size() - std::string("weight").size());
 }
 
@@ -80,7 +85,7 @@ std::string name_pattern(const std::string& name) {
 
 Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
   Reconciliation r;
-  detect_prefixes(actual, r);
+  if (expected) detect_prefixes(*expected, actual, r);
   r.expected_of.assign(actual.logical.size(), -1);
   std::unordered_map<std::string_view, size_t> actual_index;  // views into `actual`
   actual_index.reserve(actual.logical.size());

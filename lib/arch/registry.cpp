@@ -17,7 +17,7 @@ Result<ArchModel> run_guarded(Result<ArchModel> (*fn)(const ModelConfig&), const
 #define HFI_SPEC(type, fn) \
   SpecEntry { type, [](const ModelConfig& c) { return run_guarded(&arch::fn, c); } }
 
-const std::array<SpecEntry, 10> kSpecs{{
+const SpecEntry kSpecs[] = {
     HFI_SPEC("llama", llama_spec),
     HFI_SPEC("mistral", mistral_spec),
     HFI_SPEC("qwen2", qwen2_spec),
@@ -28,7 +28,7 @@ const std::array<SpecEntry, 10> kSpecs{{
     HFI_SPEC("deepseek_v2", deepseek_v2_spec),
     HFI_SPEC("deepseek_v3", deepseek_v3_spec),
     HFI_SPEC("gpt_oss", gpt_oss_spec),
-}};
+};
 
 #undef HFI_SPEC
 

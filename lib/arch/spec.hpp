@@ -74,6 +74,10 @@ struct ArchModel {
   std::vector<ExpectedTensor> tensors;
   std::vector<AttentionLayer> attention;  // main-model decoder layers, in order
   bool tied_embeddings = false;
+  // Spec names start with "model." for the language model; reconcile finds the checkpoint's own
+  // prefix for it ("model.", "model.language_model.", "transformer.", "") by locating the tensor
+  // whose name ends in this anchor. Families without embed_tokens name their own (gpt2: "wte.weight").
+  std::string prefix_anchor = "embed_tokens.weight";
   uint64_t vocab_size = 0;
   uint64_t hidden_size = 0;
   // One-line description pieces.

@@ -73,14 +73,19 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
     for (const Json* level : {&cfg->text(), &cfg->root()})
       if (const Json* q = level->find("quantization_config"); q && q->is_object())
         if (const Json* m = q->find("quant_method"); m && m->is_string()) r.quant_method = m->as_string();
-    if (const SpecEntry* entry = find_spec(r.text_model_type)) {
+    // A multimodal family with its own spec (gemma3, llama4) is found by its root model_type; one
+    // without (a VLM around a known text model) by its language model's model_type.
+    const SpecEntry* entry = find_spec(r.model_type);
+    if (!entry) entry = find_spec(r.text_model_type);
+    if (entry) {
       auto spec = entry->build(*cfg);
       if (!spec) return spec.error();
       r.spec = std::move(spec.value());
       r.family = r.spec->family;
     } else {
-      r.notes.push_back("no architecture spec for model_type '" + r.text_model_type +
-                        "': totals come from the headers alone, the structure is inferred from tensor names");
+      r.notes.push_back("no architecture spec for model_type '" + r.model_type + "'" +
+                        (r.text_model_type != r.model_type ? " nor '" + r.text_model_type + "'" : std::string()) +
+                        ": totals come from the headers alone, the structure is inferred from tensor names");
     }
   } else {
     r.notes.push_back("no config.json: the report is built from the safetensors headers alone");

@@ -56,7 +56,7 @@ TEST_CASE("catalogued fixtures reproduce their published figures with nothing un
     REQUIRE(r.ok());
     // A spec must have produced the report: the generic fallback does not count as coverage.
     REQUIRE(r->spec.has_value());
-    if (const hfi::Json* t = pub.find("model_type")) CHECK(r->text_model_type == t->as_string());
+    if (const hfi::Json* t = pub.find("model_type")) CHECK(r->model_type == t->as_string());  // the root model_type
     if (auto total = number(pub, "params_total")) CHECK(r->params.total == *total);
     if (auto active = number(pub, "params_active")) CHECK(r->params.active == *active);
     if (auto kv = number(pub, "kv_bytes_per_token")) CHECK(r->kv.bytes_per_token == *kv);
