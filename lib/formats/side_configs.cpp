@@ -5,10 +5,40 @@
 namespace hfi {
 namespace {
 
-constexpr std::array<std::string_view, 16> kDecodingKeys{
-    "do_sample",      "temperature",     "top_p",        "top_k",           "min_p",       "typical_p",
-    "repetition_penalty", "no_repeat_ngram_size", "num_beams", "length_penalty", "max_new_tokens",
-    "max_length",     "min_new_tokens",  "min_length",   "use_cache",       "cache_implementation"};
+// generation_config.json keys that change what generate() produces; the report shows them all.
+constexpr std::array<std::string_view, 36> kDecodingKeys{
+    "do_sample", "temperature", "top_p", "top_k", "min_p", "typical_p", "epsilon_cutoff", "eta_cutoff",
+    "repetition_penalty", "encoder_repetition_penalty", "no_repeat_ngram_size", "encoder_no_repeat_ngram_size",
+    "num_beams", "num_beam_groups", "diversity_penalty", "length_penalty", "early_stopping", "penalty_alpha",
+    "max_new_tokens", "max_length", "min_new_tokens", "min_length", "max_time", "stop_strings",
+    "use_cache", "cache_implementation", "bad_words_ids", "suppress_tokens", "begin_suppress_tokens",
+    "forced_bos_token_id", "forced_eos_token_id", "renormalize_logits", "sequence_bias", "guidance_scale",
+    "exponential_decay_length_penalty", "remove_invalid_values"};
+
+// Keys every writer adds that do not change decoding (ids are parsed separately).
+constexpr std::array<std::string_view, 12> kGenerationBookkeeping{
+    "_from_model_config", "transformers_version", "bos_token_id", "eos_token_id", "pad_token_id",
+    "decoder_start_token_id", "output_attentions", "output_hidden_states", "output_scores", "output_logits",
+    "return_dict_in_generate", "num_return_sequences"};
+
+// tokenizer_config.json keys that are routine: read by the parser below, or saved by tokenizer
+// classes for their own reload and not changing which ids a text maps to beyond what is shown.
+constexpr std::array<std::string_view, 44> kRoutineTokenizerKeys{
+    "tokenizer_class", "bos_token", "eos_token", "pad_token", "unk_token", "add_bos_token", "add_eos_token",
+    "model_max_length", "padding_side", "chat_template", "added_tokens_decoder", "clean_up_tokenization_spaces",
+    "legacy", "sp_model_kwargs", "spaces_between_special_tokens", "use_default_system_prompt",
+    "model_input_names", "additional_special_tokens", "extra_special_tokens", "tokenizer_file", "name_or_path",
+    "auto_map", "truncation_side", "errors", "add_prefix_space", "do_lower_case", "split_special_tokens",
+    "mask_token", "sep_token", "cls_token", "strip_accents", "tokenize_chinese_chars", "never_split",
+    "do_basic_tokenize", "processor_class", "vocab_file", "merges_file", "from_slow", "use_fast",
+    "trim_offsets", "max_len", "init_inputs", "special_tokens_map_file", "pad_token_type_id"};
+
+template <size_t N>
+bool listed(const std::array<std::string_view, N>& keys, const std::string& key) {
+  for (std::string_view k : keys)
+    if (key == k) return true;
+  return false;
+}
 
 // Token ids appear as an integer or a list of integers.
 Result<std::vector<int64_t>> token_ids(const Json& v, const std::string& file, const std::string& field) {
@@ -45,8 +75,8 @@ Result<GenerationConfig> parse_generation_config(std::string_view text, std::str
   GenerationConfig g;
   g.raw = std::move(json.value());
   for (const auto& [key, value] : g.raw.members()) {
-    for (std::string_view k : kDecodingKeys)
-      if (key == k) g.decoding.emplace_back(key, value);
+    if (listed(kDecodingKeys, key)) g.decoding.emplace_back(key, value);
+    else if (!listed(kGenerationBookkeeping, key)) g.unrecognized.emplace_back(key, value);
   }
   if (const Json* eos = g.raw.find("eos_token_id")) {
     auto ids = token_ids(*eos, f, "eos_token_id");
@@ -96,6 +126,8 @@ Result<TokenizerConfig> parse_tokenizer_config(std::string_view text, std::strin
   }
   if (const Json* added = r.find("added_tokens_decoder"); added && added->is_object())
     t.added_tokens = added->members().size();
+  for (const auto& [key, value] : r.members())
+    if (!listed(kRoutineTokenizerKeys, key)) t.unrecognized.emplace_back(key, value);
   return t;
 }
 

@@ -21,6 +21,9 @@ struct GenerationConfig {
   std::vector<int64_t> eos_token_ids;
   std::optional<int64_t> bos_token_id;
   std::optional<int64_t> pad_token_id;
+  // Keys that are neither decoding settings hfinspect shows nor known bookkeeping: an engine that
+  // ignores them may decode differently from what the authors intended.
+  std::vector<std::pair<std::string, Json>> unrecognized;
 };
 
 Result<GenerationConfig> parse_generation_config(std::string_view text, std::string_view file);
@@ -35,6 +38,8 @@ struct TokenizerConfig {
   bool has_chat_template = false;
   std::vector<std::string> chat_template_names;  // named templates when the file holds a list
   size_t added_tokens = 0;
+  // Keys hfinspect neither reads nor knows to be routine (see kRoutineTokenizerKeys).
+  std::vector<std::pair<std::string, Json>> unrecognized;
 };
 
 Result<TokenizerConfig> parse_tokenizer_config(std::string_view text, std::string_view file);

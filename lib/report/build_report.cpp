@@ -166,6 +166,13 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
       if (!cfg->has_text_config()) break;
     }
   }
+  // Side files: reported whatever the spec, since an engine reads them for every model.
+  if (r.generation)
+    for (const auto& [key, value] : r.generation->unrecognized)
+      if (!is_default_like(value)) r.unknown_fields.push_back({key, value, "generation_config.json"});
+  if (r.tokenizer)
+    for (const auto& [key, value] : r.tokenizer->unrecognized)
+      if (!is_default_like(value)) r.unknown_fields.push_back({key, value, "tokenizer_config.json"});
   return r;
 }
 

@@ -51,8 +51,10 @@ std::string Finding::key() const { return std::string(finding_kind_name(kind)) +
 std::vector<Finding> collect_findings(const Report& r) {
   std::vector<Finding> out;
   for (const auto& u : r.unknown_fields)
-    out.push_back({FindingKind::UnknownField, u.name,
-                   "config field " + u.name + " = " + short_value(u.value) + " is not read by the " + spec_name(r) + " spec"});
+    out.push_back({FindingKind::UnknownField, u.subject(),
+                   u.file == "config.json"
+                       ? "config field " + u.name + " = " + short_value(u.value) + " is not read by the " + spec_name(r) + " spec"
+                       : u.file + " key " + u.name + " = " + short_value(u.value) + " is not one hfinspect knows"});
   for (const auto& g : r.reconcile.unexplained)
     out.push_back({FindingKind::Unexplained, g.pattern,
                    with_commas(g.tensors) + " tensor(s) " + g.pattern + " (" + with_commas(g.params) + " params) match nothing in the " +

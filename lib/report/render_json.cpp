@@ -191,7 +191,7 @@ std::string render_json(const Report& r) {
   root.add("reconcile", rec.done());
 
   std::vector<Json> unknown;
-  for (const auto& u : r.unknown_fields) unknown.push_back(Obj().add("name", u.name).add("value", u.value).done());
+  for (const auto& u : r.unknown_fields) unknown.push_back(Obj().add("name", u.name).add("file", u.file).add("value", u.value).done());
   root.add("unknown_fields", Json::make_array(std::move(unknown)));
 
   if (r.generation) {

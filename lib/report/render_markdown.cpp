@@ -42,7 +42,7 @@ std::string render_markdown(const Report& r) {
   }
   for (const auto& m : rc.missing) out += "- missing `" + m.name + "`\n";
   for (const auto& m : rc.shape_mismatches) out += "- shape mismatch `" + m.name + "`\n";
-  for (const auto& u : r.unknown_fields) out += "- unknown field `" + u.name + "` = `" + u.value.dump() + "`\n";
+  for (const auto& u : r.unknown_fields) out += "- unknown field `" + u.subject() + "` = `" + u.value.dump() + "`\n";
   return out;
 }
 

@@ -194,7 +194,7 @@ std::string render_text(const Report& r, bool color) {
   }
   if (!r.unknown_fields.empty()) {
     std::string names;
-    for (const auto& u : r.unknown_fields) names += (names.empty() ? "" : ", ") + u.name + "=" + u.value.dump();
+    for (const auto& u : r.unknown_fields) names += (names.empty() ? "" : ", ") + u.subject() + "=" + u.value.dump();
     line(out, st, "Unknown fields", names);
   }
   out += "\n";

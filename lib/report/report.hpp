@@ -28,6 +28,9 @@ struct ReportOptions {
 struct UnknownField {
   std::string name;
   Json value;
+  std::string file = "config.json";
+  // How findings and baselines name it: the bare key for config.json, "file:key" otherwise.
+  std::string subject() const { return file == "config.json" ? name : file + ":" + name; }
 };
 
 struct Report {

@@ -174,3 +174,29 @@ TEST_CASE("check: a header tensor the spec does not know is an unexplained findi
   CHECK_THAT(r.out, Catch::Contains("unexplained") && Catch::Contains("model.router_probe.weight"));
   CHECK(run("check " + dir.string() + " --fail-on unknown-fields,missing").code == 0);
 }
+
+TEST_CASE("check: unknown generation_config and tokenizer_config keys are findings too") {
+  // Llama-3.1-8B ships a generation_config.json; Mistral-7B a tokenizer_config.json. Both are
+  // clean as published; one invented key in each must be named with its file.
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "check" / "side-files";
+  fs::remove_all(dir);
+  fs::create_directories(dir.parent_path());
+  hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B", dir);
+  CHECK(run("check " + dir.string() + " --fail-on unknown-fields").code == 0);
+  std::string generation = slurp(dir / "generation_config.json");
+  generation.insert(generation.rfind('}'), ",\n  \"dry_multiplier\": 0.8\n");
+  std::ofstream(dir / "generation_config.json", std::ios::trunc) << generation;
+  std::ofstream(dir / "tokenizer_config.json", std::ios::trunc)
+      << R"({"tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "<s>", "legacy": false, "fancy_normalizer": "nfkc"})";
+  auto failing = run("check " + dir.string() + " --fail-on unknown-fields");
+  CHECK(failing.code == 1);
+  CHECK_THAT(failing.out, Catch::Contains("generation_config.json key dry_multiplier = 0.8"));
+  CHECK_THAT(failing.out, Catch::Contains("tokenizer_config.json key fancy_normalizer"));
+  CHECK_THAT(failing.out, !Catch::Contains("legacy"));
+  auto json = run(dir.string() + " --json");
+  CHECK_THAT(json.out, Catch::Contains(R"("file": "generation_config.json")"));
+  fs::path baseline = dir.parent_path() / "side-baseline.json";
+  CHECK(run("check " + dir.string() + " --fail-on unknown-fields --write-baseline " + baseline.string()).code == 0);
+  CHECK_THAT(slurp(baseline), Catch::Contains("unknown-fields:generation_config.json:dry_multiplier"));
+  CHECK(run("check " + dir.string() + " --fail-on unknown-fields --baseline " + baseline.string()).code == 0);
+}
