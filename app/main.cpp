@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/check.hpp"
+#include "app/diff.hpp"
 #include "app/inspect.hpp"
 
 namespace {
@@ -56,6 +57,13 @@ int main(int argc, char** argv) {
   check->add_option("--write-baseline", check_flags.write_baseline, "write every selected finding to this file and exit 0");
   check->add_option("--format", check_flags.format, "text, json or github (Actions annotations)")
       ->check(CLI::IsMember({"text", "json", "github"}));
+  hfi::cli::DiffFlags diff_flags;
+  auto* diff = app.add_subcommand("diff", "what changed between two models (config fields, figures, tensor patterns); "
+                                          "with one target, against its nearest bundled reference config");
+  diff->fallthrough();
+  diff->add_option("a", diff_flags.a, "directory or org/name[@revision]")->required();
+  diff->add_option("b", diff_flags.b, "directory or org/name[@revision]; omitted: A's nearest bundled reference");
+  diff->add_option("--format", diff_flags.format, "text, json or markdown")->check(CLI::IsMember({"text", "json", "markdown"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -71,6 +79,11 @@ int main(int argc, char** argv) {
   options.context = context;
   if (!kv_dtype.empty()) options.kv_dtype = kv_dtype;
   if (check->parsed()) finish(hfi::cli::run_check(check_flags, fetch, options, *logger));
+  bool use_color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+  if (diff->parsed()) {
+    diff_flags.color = use_color;
+    finish(hfi::cli::run_diff(diff_flags, fetch, options, *logger));
+  }
   if (target.empty()) {
     std::fprintf(stderr, "%s", app.help().c_str());
     return 2;
@@ -84,7 +97,6 @@ int main(int argc, char** argv) {
   } else if (markdown) {
     text = hfi::render_markdown(*report);
   } else {
-    bool use_color = color == "always" || (color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
     text = hfi::render_text(*report, use_color);
   }
   std::fwrite(text.data(), 1, text.size(), stdout);

@@ -20,7 +20,7 @@ const std::set<std::string> kStructureIrrelevant = {
     "rope_interleaved", "ep_size", "norm_topk_prob", "routed_scaling_factor", "scoring_func", "topk_group",
     "n_group", "topk_method", "initial_context_length", "swiglu_limit", "use_sliding_window",
     "max_window_layers", "sliding_window", "layer_types", "mlp_only_layers", "decoder_sparse_step",
-    "qkv_bias", "attention_bias", "mlp_bias", "head_dim", "experts_per_token",
+    "qkv_bias", "attention_bias", "mlp_bias", "head_dim", "experts_per_token", "router_jitter_noise",
 };
 
 bool is_default_like(const Json& v) {
@@ -67,6 +67,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
 
   const ModelConfig* cfg = snap.config ? &*snap.config : nullptr;
   if (cfg) {
+    r.config = *cfg;
     r.model_type = cfg->model_type();
     r.text_model_type = cfg->text_model_type();
     r.architectures = cfg->architectures();

@@ -8,12 +8,6 @@
 namespace hfi {
 namespace {
 
-std::string shape_text(const std::vector<uint64_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
-
 std::string short_value(const Json& value) {
   std::string text = value.dump();
   return text.size() > 80 ? text.substr(0, 77) + "..." : text;

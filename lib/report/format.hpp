@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace hfi {
 
@@ -10,5 +11,15 @@ std::string with_commas(uint64_t v);      // 8030261248 -> "8,030,261,248"
 std::string short_count(uint64_t v);      // 8030261248 -> "8.03 B"
 std::string short_flops(uint64_t v);      // 15009849344 -> "15.01 G"
 std::string short_bytes(uint64_t v);      // binary units: "14.96 GiB"
+std::string shape_text(const std::vector<uint64_t>& s);  // "[4096, 128]"
+
+// ANSI styling for the text renderers; a no-op without colour.
+struct Style {
+  bool color;
+  std::string bold(const std::string& s) const { return color ? "\033[1m" + s + "\033[0m" : s; }
+  std::string dim(const std::string& s) const { return color ? "\033[2m" + s + "\033[0m" : s; }
+  std::string warn(const std::string& s) const { return color ? "\033[33m" + s + "\033[0m" : s; }
+  std::string good(const std::string& s) const { return color ? "\033[32m" + s + "\033[0m" : s; }
+};
 
 }  // namespace hfi

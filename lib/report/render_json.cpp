@@ -1,35 +1,14 @@
 // The --json renderer. Keys are a contract with scripts (docs/json-schema.md); add keys freely,
 // rename only with a schema_version bump.
+#include "report/json_builder.hpp"
 #include "report/report.hpp"
 
 namespace hfi {
 namespace {
 
-struct Obj {
-  std::vector<Json::Member> members;
-  Obj& add(std::string key, Json value) {
-    members.emplace_back(std::move(key), std::move(value));
-    return *this;
-  }
-  Obj& add(std::string key, uint64_t v) { return add(std::move(key), Json::make_uint(v)); }
-  Obj& add(std::string key, const std::string& v) { return add(std::move(key), Json::make_string(v)); }
-  Obj& add(std::string key, const char* v) { return add(std::move(key), Json::make_string(v)); }
-  Obj& add(std::string key, bool v) { return add(std::move(key), Json::make_bool(v)); }
-  Obj& add_optional(std::string key, const std::optional<uint64_t>& v) {
-    return add(std::move(key), v ? Json::make_uint(*v) : Json());
-  }
-  Json done() { return Json::make_object(std::move(members)); }
-};
-
 Json strings(const std::vector<std::string>& v) {
   std::vector<Json> items;
   for (const auto& s : v) items.push_back(Json::make_string(s));
-  return Json::make_array(std::move(items));
-}
-
-Json shape(const std::vector<uint64_t>& v) {
-  std::vector<Json> items;
-  for (auto d : v) items.push_back(Json::make_uint(d));
   return Json::make_array(std::move(items));
 }
 

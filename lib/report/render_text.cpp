@@ -8,14 +8,6 @@
 namespace hfi {
 namespace {
 
-struct Style {
-  bool color;
-  std::string bold(const std::string& s) const { return color ? "\033[1m" + s + "\033[0m" : s; }
-  std::string dim(const std::string& s) const { return color ? "\033[2m" + s + "\033[0m" : s; }
-  std::string warn(const std::string& s) const { return color ? "\033[33m" + s + "\033[0m" : s; }
-  std::string good(const std::string& s) const { return color ? "\033[32m" + s + "\033[0m" : s; }
-};
-
 std::string pad_right(std::string s, size_t width) {
   // Width in code points, so the bar glyphs and θ do not skew the columns.
   size_t cps = 0;
@@ -45,12 +37,6 @@ std::string percent(uint64_t part, uint64_t whole) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "%5.1f%%", whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
   return buf;
-}
-
-std::string shape_text(const std::vector<uint64_t>& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
 }
 
 void line(std::string& out, const Style& st, const std::string& label, const std::string& value) {

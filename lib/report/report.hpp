@@ -42,6 +42,7 @@ struct Report {
   std::vector<std::string> architectures;
   std::string summary;  // one line
   std::optional<ArchModel> spec;
+  std::optional<ModelConfig> config;  // as read; `diff` compares these field by field
   std::optional<InferredStructure> inferred;  // only without a spec: read from tensor names
   // files
   size_t shard_count = 0;

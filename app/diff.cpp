@@ -1,0 +1,44 @@
+#include "app/diff.hpp"
+
+#include <cstdio>
+
+#include "reference/reference_configs.hpp"
+#include "report/diff.hpp"
+
+namespace hfi::cli {
+
+int run_diff(const DiffFlags& diff, const FetchFlags& fetch, const ReportOptions& options, spdlog::logger& log) {
+  ReportOptions a_options = options;
+  a_options.repo_id = diff.a;
+  auto a = inspect_target(diff.a, fetch, a_options, log);
+  if (!a) return fail(a.error());
+
+  std::optional<std::string> reason;
+  Result<Report> b = Error{ErrorKind::Usage, "diff", "", "no second target", ""};
+  if (!diff.b.empty()) {
+    ReportOptions b_options = options;
+    b_options.repo_id = diff.b;
+    b = inspect_target(diff.b, fetch, b_options, log);
+  } else {
+    if (!a->config) return fail(Error{ErrorKind::Usage, diff.a, "config.json", "has no config.json to compare",
+                                      "name a second target: hfinspect diff A B"});
+    auto nearest = nearest_reference(*a->config, diff.a);
+    if (!nearest) return fail(Error{ErrorKind::Usage, "diff", "", "no bundled reference config to compare with", ""});
+    auto snap = reference_snapshot(nearest->repo);
+    if (!snap) return fail(Error{ErrorKind::Malformed, nearest->repo, "config.json", "bundled config does not parse", ""});
+    ReportOptions b_options = options;
+    b_options.repo_id = nearest->repo;
+    b = build_report(*snap, b_options);
+    reason = nearest->repo + ", " + nearest->reason;
+  }
+  if (!b) return fail(b.error());
+
+  ReportDiff d = diff_reports(*a, *b);
+  d.nearest_reason = reason;
+  std::string text = diff.format == "json" ? render_diff_json(d) : diff.format == "markdown" ? render_diff_markdown(d)
+                                                                                             : render_diff_text(d, diff.color);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
+}  // namespace hfi::cli

@@ -1,0 +1,134 @@
+// Renderers for `hfinspect diff`: text for people, JSON for scripts, Markdown for PR comments.
+#include <cstdio>
+
+#include "report/diff.hpp"
+#include "report/format.hpp"
+#include "report/json_builder.hpp"
+
+namespace hfi {
+namespace {
+
+// A value short enough for one line: long arrays (layer_types) are cut and their length given.
+std::string value_text(const std::optional<Json>& v) {
+  if (!v) return "—";
+  std::string s = v->dump();
+  if (s.size() <= 72) return s;
+  std::string cut = s.substr(0, 60) + "…";
+  if (v->is_array()) cut += " (" + std::to_string(v->items().size()) + " items)";
+  return cut;
+}
+
+std::string shapes_text(const PatternSide& side) {
+  std::string out;
+  for (const auto& [shape, n] : side.shapes) out += (out.empty() ? "" : " + ") + shape_text(shape) + " ×" + std::to_string(n);
+  return out;
+}
+
+std::string signed_count(uint64_t a, uint64_t b) {
+  if (b >= a) return "+" + with_commas(b - a);
+  return "-" + with_commas(a - b);
+}
+
+std::string ratio(uint64_t a, uint64_t b) {
+  if (a == 0) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, " (×%.3g)", static_cast<double>(b) / static_cast<double>(a));
+  return buf;
+}
+
+int64_t param_delta(const PatternChange& c) {
+  return static_cast<int64_t>(c.b ? c.b->params : 0) - static_cast<int64_t>(c.a ? c.a->params : 0);
+}
+
+std::string delta_text(int64_t d) { return d >= 0 ? "+" + with_commas(static_cast<uint64_t>(d)) : "-" + with_commas(static_cast<uint64_t>(-d)); }
+
+Json pattern_side_json(const std::optional<PatternSide>& side) {
+  if (!side) return Json();
+  std::vector<Json> shapes;
+  for (const auto& [s, n] : side->shapes) shapes.push_back(Obj().add("shape", shape(s)).add("tensors", n).done());
+  return Obj().add("tensors", side->tensors).add("params", side->params).add("shapes", Json::make_array(std::move(shapes))).done();
+}
+
+Json field_json(const FieldChange& f) {
+  return Obj().add("key", f.key).add("a", f.a ? *f.a : Json()).add("b", f.b ? *f.b : Json()).done();
+}
+
+}  // namespace
+
+std::string render_diff_text(const ReportDiff& d, bool color) {
+  Style st{color};
+  std::string out = st.bold("hfinspect diff") + "\n  A  " + d.a_name + st.dim("  " + d.a_type) + "\n  B  " + d.b_name +
+                    st.dim("  " + d.b_type) + "\n";
+  if (d.nearest_reason) out += st.dim("  B is A's nearest bundled reference: " + *d.nearest_reason) + "\n";
+  out += "\n" + st.bold("Figures") + "\n";
+  for (const auto& f : d.figures) {
+    if (f.a == f.b) continue;
+    out += "  " + f.name + ": " + with_commas(f.a) + " → " + with_commas(f.b) + "  " + st.dim(signed_count(f.a, f.b) + ratio(f.a, f.b)) + "\n";
+  }
+  out += "\n" + st.bold("Config fields") + st.dim("  (" + std::to_string(d.changed.size()) + " changed, " +
+                                                  std::to_string(d.added.size()) + " added, " +
+                                                  std::to_string(d.removed.size()) + " removed)") + "\n";
+  for (const auto& f : d.changed) out += "  ~ " + f.key + ": " + value_text(f.a) + " → " + value_text(f.b) + "\n";
+  for (const auto& f : d.added) out += "  " + st.good("+ " + f.key) + " = " + value_text(f.b) + "\n";
+  for (const auto& f : d.removed) out += "  " + st.warn("- " + f.key) + " = " + value_text(f.a) + "\n";
+  out += "\n" + st.bold("Tensor structure") + st.dim("  (from " + d.structure_source + "; " + std::to_string(d.patterns_same) +
+                                                     " patterns identical)") + "\n";
+  for (const auto& c : d.patterns_reshaped)
+    out += "  ~ " + c.pattern + ": " + shapes_text(*c.a) + " → " + shapes_text(*c.b) + "  " + st.dim(delta_text(param_delta(c)) + " params") + "\n";
+  for (const auto& c : d.patterns_added)
+    out += "  " + st.good("+ " + c.pattern) + ": " + shapes_text(*c.b) + "  " + st.dim(delta_text(param_delta(c)) + " params") + "\n";
+  for (const auto& c : d.patterns_removed)
+    out += "  " + st.warn("- " + c.pattern) + ": " + shapes_text(*c.a) + "  " + st.dim(delta_text(param_delta(c)) + " params") + "\n";
+  return out;
+}
+
+std::string render_diff_json(const ReportDiff& d) {
+  auto fields = [](const std::vector<FieldChange>& v) {
+    std::vector<Json> out;
+    for (const auto& f : v) out.push_back(field_json(f));
+    return Json::make_array(std::move(out));
+  };
+  auto patterns = [](const std::vector<PatternChange>& v) {
+    std::vector<Json> out;
+    for (const auto& c : v)
+      out.push_back(Obj().add("pattern", c.pattern).add("a", pattern_side_json(c.a)).add("b", pattern_side_json(c.b))
+                        .add("params_delta", Json::make_int(param_delta(c))).done());
+    return Json::make_array(std::move(out));
+  };
+  std::vector<Json> figures;
+  for (const auto& f : d.figures) figures.push_back(Obj().add("name", f.name).add("a", f.a).add("b", f.b).done());
+  Obj root;
+  root.add("schema_version", uint64_t{1})
+      .add("a", Obj().add("name", d.a_name).add("model_type", d.a_type).done())
+      .add("b", Obj().add("name", d.b_name).add("model_type", d.b_type).done())
+      .add("nearest_reason", d.nearest_reason ? Json::make_string(*d.nearest_reason) : Json())
+      .add("figures", Json::make_array(std::move(figures)))
+      .add("config", Obj().add("changed", fields(d.changed)).add("added", fields(d.added)).add("removed", fields(d.removed)).done())
+      .add("structure", Obj()
+                            .add("source", d.structure_source)
+                            .add("identical_patterns", d.patterns_same)
+                            .add("reshaped", patterns(d.patterns_reshaped))
+                            .add("added", patterns(d.patterns_added))
+                            .add("removed", patterns(d.patterns_removed))
+                            .done());
+  return root.done().dump_pretty(2) + "\n";
+}
+
+std::string render_diff_markdown(const ReportDiff& d) {
+  std::string out = "### hfinspect diff: `" + d.a_name + "` → `" + d.b_name + "`\n\n";
+  if (d.nearest_reason) out += "B is A's nearest bundled reference (" + *d.nearest_reason + ").\n\n";
+  out += "| figure | A | B |\n|---|---:|---:|\n";
+  for (const auto& f : d.figures)
+    if (f.a != f.b) out += "| " + f.name + " | " + with_commas(f.a) + " | " + with_commas(f.b) + " |\n";
+  out += "\n| config field | A | B |\n|---|---|---|\n";
+  for (const auto* list : {&d.changed, &d.added, &d.removed})
+    for (const auto& f : *list) out += "| `" + f.key + "` | `" + value_text(f.a) + "` | `" + value_text(f.b) + "` |\n";
+  out += "\n| tensor pattern | A | B | Δ params |\n|---|---|---|---:|\n";
+  for (const auto* list : {&d.patterns_reshaped, &d.patterns_added, &d.patterns_removed})
+    for (const auto& c : *list)
+      out += "| `" + c.pattern + "` | " + (c.a ? shapes_text(*c.a) : "—") + " | " + (c.b ? shapes_text(*c.b) : "—") + " | " +
+             delta_text(param_delta(c)) + " |\n";
+  return out;
+}
+
+}  // namespace hfi
