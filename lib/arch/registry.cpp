@@ -28,6 +28,10 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("deepseek_v2", deepseek_v2_spec),
     HFI_SPEC("deepseek_v3", deepseek_v3_spec),
     HFI_SPEC("gpt_oss", gpt_oss_spec),
+    HFI_SPEC("gemma", gemma_spec),
+    HFI_SPEC("gemma2", gemma2_spec),
+    HFI_SPEC("gemma3_text", gemma3_text_spec),
+    HFI_SPEC("gemma3", gemma3_spec),
 };
 
 #undef HFI_SPEC

@@ -17,5 +17,9 @@ Result<ArchModel> mixtral_spec(const ModelConfig& cfg);
 Result<ArchModel> deepseek_v2_spec(const ModelConfig& cfg);
 Result<ArchModel> deepseek_v3_spec(const ModelConfig& cfg);
 Result<ArchModel> gpt_oss_spec(const ModelConfig& cfg);
+Result<ArchModel> gemma_spec(const ModelConfig& cfg);
+Result<ArchModel> gemma2_spec(const ModelConfig& cfg);
+Result<ArchModel> gemma3_text_spec(const ModelConfig& cfg);
+Result<ArchModel> gemma3_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch
