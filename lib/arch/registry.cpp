@@ -28,6 +28,9 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("deepseek_v2", deepseek_v2_spec),
     HFI_SPEC("deepseek_v3", deepseek_v3_spec),
     HFI_SPEC("gpt_oss", gpt_oss_spec),
+    HFI_SPEC("qwen2_5_vl", qwen2_5_vl_spec),
+    HFI_SPEC("qwen3_vl", qwen3_vl_spec),
+    HFI_SPEC("qwen3_vl_moe", qwen3_vl_moe_spec),
 };
 
 #undef HFI_SPEC
