@@ -20,20 +20,29 @@ struct VisionDims {
   uint64_t in_channels = 3, patch = 0, temporal_patch = 2, merge = 2;
 };
 
-VisionDims read_vision_dims(const ConfigReader& v, uint64_t text_hidden) {
+// Missing vision_config fields take the defaults of transformers' vision config class, as
+// from_pretrained would (Qwen2.5-VL: 32 × 3584 with patch 14; Qwen3-VL: 27 × 1152 with patch 16;
+// out_hidden_size 3584 for both).
+VisionDims read_vision_dims(const ConfigReader& v, const VisionDims& defaults) {
   VisionDims d;
-  d.depth = v.need({"depth", "num_hidden_layers"});
-  d.hidden = v.need({"hidden_size", "embed_dim"});
-  d.inter = v.need({"intermediate_size"});
-  d.heads = v.need({"num_heads", "num_attention_heads"});
-  d.out_hidden = v.get({"out_hidden_size"}, text_hidden);
-  d.in_channels = v.get({"in_channels", "in_chans"}, 3);
-  d.patch = v.get({"patch_size", "spatial_patch_size"}, 14);
-  d.temporal_patch = v.get({"temporal_patch_size"}, 2);
-  d.merge = v.get({"spatial_merge_size"}, 2);
+  d.depth = v.get({"depth"}, defaults.depth);
+  d.hidden = v.get({"hidden_size"}, defaults.hidden);
+  d.inter = v.get({"intermediate_size"}, defaults.inter);
+  d.heads = v.get({"num_heads"}, defaults.heads);
+  d.out_hidden = v.get({"out_hidden_size"}, defaults.out_hidden);
+  // Original Qwen2.5-VL uploads spell it in_chans, which transformers ignores (default 3).
+  d.in_channels = v.get({"in_channels"}, defaults.in_channels);
+  d.patch = v.get({"patch_size"}, defaults.patch);
+  d.temporal_patch = v.get({"temporal_patch_size"}, defaults.temporal_patch);
+  d.merge = v.get({"spatial_merge_size"}, defaults.merge);
+  if (d.depth == 0 || d.hidden == 0 || d.heads == 0 || d.inter == 0 || d.patch == 0 || d.merge == 0)
+    throw SpecError("config.json: vision_config has a zero size");
   if (d.hidden % d.heads != 0) throw SpecError("config.json: vision_config.hidden_size is not a multiple of num_heads");
   return d;
 }
+
+constexpr VisionDims kQwen2_5VisionDefaults{32, 3584, 3420, 16, 3584, 3, 14, 2, 2};
+constexpr VisionDims kQwen3VisionDefaults{27, 1152, 4304, 16, 3584, 3, 16, 2, 2};
 
 void add_linear(ArchModel& m, const std::string& p, uint64_t out, uint64_t in, Role role, bool bias = true) {
   add(m, p + ".weight", {out, in}, role);
@@ -50,7 +59,7 @@ std::string index_list(const Json* list) {
 // Qwen2.5-VL vision tower and merger.
 void add_qwen2_5_vision(ArchModel& m, const ConfigReader& r) {
   ConfigReader v = r.section("vision_config");
-  VisionDims d = read_vision_dims(v, m.hidden_size);
+  VisionDims d = read_vision_dims(v, kQwen2_5VisionDefaults);
   add(m, "visual.patch_embed.proj.weight", {d.hidden, d.in_channels, d.temporal_patch, d.patch, d.patch}, Role::Vision);
   for (uint64_t i = 0; i < d.depth; ++i) {
     std::string p = "visual.blocks." + std::to_string(i) + ".";
@@ -65,8 +74,9 @@ void add_qwen2_5_vision(ArchModel& m, const ConfigReader& r) {
   add_linear(m, "visual.merger.mlp.0", merged, merged, Role::Projector);
   add_linear(m, "visual.merger.mlp.2", d.out_hidden, merged, Role::Projector);
 
-  std::string full = index_list(v.field({"fullatt_block_indexes"}));
-  uint64_t window = v.get({"window_size"}, 0);
+  const Json* full_list = v.field({"fullatt_block_indexes"});
+  std::string full = full_list ? index_list(full_list) : "7, 15, 23, 31";  // transformers' default
+  uint64_t window = v.get({"window_size"}, 112);
   m.notes.push_back("vision: " + std::to_string(d.depth) + " blocks × " + std::to_string(d.hidden) + " wide, " +
                     std::to_string(d.heads) + " heads, RMSNorm, SwiGLU " + std::to_string(d.inter) + "; " +
                     (window ? "attention in " + std::to_string(window) + "-pixel windows" : std::string("windowed attention")) +
@@ -79,8 +89,8 @@ void add_qwen2_5_vision(ArchModel& m, const ConfigReader& r) {
 // Qwen3-VL vision tower, merger and deepstack mergers.
 void add_qwen3_vision(ArchModel& m, const ConfigReader& r) {
   ConfigReader v = r.section("vision_config");
-  VisionDims d = read_vision_dims(v, m.hidden_size);
-  uint64_t positions = v.need({"num_position_embeddings"});
+  VisionDims d = read_vision_dims(v, kQwen3VisionDefaults);
+  uint64_t positions = v.get({"num_position_embeddings"}, 2304);
   add(m, "visual.patch_embed.proj.weight", {d.hidden, d.in_channels, d.temporal_patch, d.patch, d.patch}, Role::Vision);
   add(m, "visual.patch_embed.proj.bias", {d.hidden}, Role::Vision);
   add(m, "visual.pos_embed.weight", {positions, d.hidden}, Role::Vision);
@@ -105,15 +115,17 @@ void add_qwen3_vision(ArchModel& m, const ConfigReader& r) {
     add_linear(m, p + "linear_fc2", d.out_hidden, merged, Role::Projector);
   };
   merger("visual.merger.", d.hidden);
+  // transformers' default is [8, 16, 24]; an explicit empty list means no deepstack mergers.
   const Json* deep = v.field({"deepstack_visual_indexes"});
-  size_t deepstack = deep && deep->is_array() ? deep->items().size() : 0;
+  size_t deepstack = !deep || deep->is_null() ? 3 : deep->is_array() ? deep->items().size() : 0;
+  std::string deep_blocks = !deep || deep->is_null() ? "8, 16, 24" : index_list(deep);
   for (size_t k = 0; k < deepstack; ++k) merger("visual.deepstack_merger_list." + std::to_string(k) + ".", merged);
 
   m.notes.push_back("vision: " + std::to_string(d.depth) + " blocks × " + std::to_string(d.hidden) + " wide, " +
                     std::to_string(d.heads) + " heads, LayerNorm, GELU MLP " + std::to_string(d.inter) +
                     ", learned " + std::to_string(positions) + "-position table; " + std::to_string(d.merge) + "×" +
                     std::to_string(d.merge) + " patch merger into " + std::to_string(d.out_hidden) +
-                    (deepstack ? ", plus " + std::to_string(deepstack) + " deepstack mergers (blocks " + index_list(deep) +
+                    (deepstack ? ", plus " + std::to_string(deepstack) + " deepstack mergers (blocks " + deep_blocks +
                                      ") feeding the first text layers"
                                : std::string()));
   m.layer_summary += " + vision tower (" + std::to_string(d.depth) + " blocks)";
