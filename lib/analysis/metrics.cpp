@@ -7,6 +7,11 @@ namespace hfi {
 namespace {
 
 bool is_input_embedding(Role r) { return r == Role::Embedding || r == Role::PerLayerEmbedding; }
+// Encoders and the projectors that map their output into the text width run once per image or
+// audio clip, not once per generated token; selection-only biases do no multiply-adds.
+bool off_token_path(Role r) {
+  return r == Role::RoutingBias || r == Role::Vision || r == Role::Audio || r == Role::Projector;
+}
 
 // Without a spec, the only roles we dare guess are the embedding and the head.
 Role guess_role(const std::string& name) {
@@ -61,7 +66,7 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
     }
     if (is_input_embedding(role)) p.embedding += t.params;
     if (role == Role::LmHead) p.lm_head += t.params;
-    if (role == Role::RoutingBias || role == Role::Vision || role == Role::Audio) continue;
+    if (off_token_path(role)) continue;
     uint32_t num = x ? x->active_num : 1, den = x ? x->active_den : 1;
     active.add(t.params, num, den);
     if (is_input_embedding(role)) input_embedding_active += t.params;
@@ -102,7 +107,7 @@ ParamBreakdown formula_params(const ArchModel& spec) {
     }
     if (is_input_embedding(t.role)) p.embedding += t.params();
     if (t.role == Role::LmHead) p.lm_head += t.params();
-    if (t.role != Role::RoutingBias && t.role != Role::Vision && t.role != Role::Audio)
+    if (!off_token_path(t.role))
       active.add(t.params(), t.active_num, t.active_den);
   }
   p.active = active.total();

@@ -54,10 +54,19 @@ void detect_prefixes(const ArchModel& spec, const StorageView& actual, Reconcili
   if (!head.empty()) r.head_prefix = head.substr(0, head.size() - std::string("weight").size());
 }
 
+// Multimodal checkpoints keep their other towers beside the language model: with the language
+// model under "model.language_model." the vision tower is "model.visual." / "model.vision_tower.";
+// with it under "model." (original Qwen2-VL uploads) or "language_model.model." (LLaVA) the
+// towers sit at the root. Spec names outside "model." and "lm_head." get this prefix.
+std::string tower_prefix(const std::string& lm_prefix) {
+  static const std::string kLanguageModel = "language_model.";
+  return lm_prefix.ends_with("." + kLanguageModel) ? lm_prefix.substr(0, lm_prefix.size() - kLanguageModel.size()) : "";
+}
+
 std::string map_name(const std::string& canonical, const Reconciliation& r) {
   if (canonical.starts_with("model.")) return r.lm_prefix + canonical.substr(6);
   if (canonical.starts_with("lm_head.")) return r.head_prefix + canonical.substr(8);
-  return canonical;
+  return tower_prefix(r.lm_prefix) + canonical;
 }
 
 std::vector<PatternGroup> sorted_groups(std::map<std::string, PatternGroup>& groups) {

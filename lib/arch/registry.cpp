@@ -32,6 +32,9 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("gemma2", gemma2_spec),
     HFI_SPEC("gemma3_text", gemma3_text_spec),
     HFI_SPEC("gemma3", gemma3_spec),
+    HFI_SPEC("qwen2_5_vl", qwen2_5_vl_spec),
+    HFI_SPEC("qwen3_vl", qwen3_vl_spec),
+    HFI_SPEC("qwen3_vl_moe", qwen3_vl_moe_spec),
 };
 
 #undef HFI_SPEC

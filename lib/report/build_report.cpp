@@ -83,6 +83,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
       if (!spec) return spec.error();
       r.spec = std::move(spec.value());
       r.family = r.spec->family;
+      r.notes.insert(r.notes.end(), r.spec->notes.begin(), r.spec->notes.end());  // e.g. the vision tower
     } else {
       r.notes.push_back("no architecture spec for model_type '" + r.model_type + "'" +
                         (r.text_model_type != r.model_type ? " nor '" + r.text_model_type + "'" : std::string()) +

@@ -16,9 +16,7 @@ AttentionDims read_attention_dims(const ConfigReader& r) {
   return d;
 }
 
-namespace {
-
-Result<ArchModel> dense_decoder(const ModelConfig& cfg, const char* family, bool qkv_bias_always, bool qk_norm) {
+ArchModel dense_decoder(const ModelConfig& cfg, const char* family, bool qkv_bias_always, bool qk_norm) {
   ConfigReader r(cfg);
   ArchModel m;
   m.family = family;
@@ -43,8 +41,6 @@ Result<ArchModel> dense_decoder(const ModelConfig& cfg, const char* family, bool
   m.layer_summary = std::to_string(layers) + " × (attention + dense MLP)";
   return m;
 }
-
-}  // namespace
 
 Result<ArchModel> llama_spec(const ModelConfig& cfg) { return dense_decoder(cfg, "llama", false, false); }
 Result<ArchModel> mistral_spec(const ModelConfig& cfg) { return dense_decoder(cfg, "mistral", false, false); }

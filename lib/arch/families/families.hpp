@@ -6,6 +6,9 @@
 namespace hfi::arch {
 
 AttentionDims read_attention_dims(const ConfigReader& r);
+// Text decoders shared with multimodal specs (they read the language-model level of the config).
+ArchModel dense_decoder(const ModelConfig& cfg, const char* family, bool qkv_bias_always, bool qk_norm);
+ArchModel qwen_moe_decoder(const ModelConfig& cfg, const char* family, bool qwen3, bool fused_experts);
 
 Result<ArchModel> llama_spec(const ModelConfig& cfg);
 Result<ArchModel> mistral_spec(const ModelConfig& cfg);
@@ -21,5 +24,8 @@ Result<ArchModel> gemma_spec(const ModelConfig& cfg);
 Result<ArchModel> gemma2_spec(const ModelConfig& cfg);
 Result<ArchModel> gemma3_text_spec(const ModelConfig& cfg);
 Result<ArchModel> gemma3_spec(const ModelConfig& cfg);
+Result<ArchModel> qwen2_5_vl_spec(const ModelConfig& cfg);
+Result<ArchModel> qwen3_vl_spec(const ModelConfig& cfg);
+Result<ArchModel> qwen3_vl_moe_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch

@@ -15,7 +15,9 @@ bool qwen_layer_is_sparse(const ModelConfig& cfg, uint64_t layer, uint64_t step,
   return experts > 0 && step > 0 && (layer + 1) % step == 0;
 }
 
-Result<ArchModel> qwen_moe(const ModelConfig& cfg, const char* family, bool qwen3) {
+}  // namespace
+
+ArchModel qwen_moe_decoder(const ModelConfig& cfg, const char* family, bool qwen3, bool fused_experts) {
   ConfigReader r(cfg);
   ArchModel m;
   m.family = family;
@@ -44,8 +46,18 @@ Result<ArchModel> qwen_moe(const ModelConfig& cfg, const char* family, bool qwen
     ++sparse_layers;
     add(m, p + "mlp.gate.weight", {experts, d.hidden}, Role::Router, l);
     size_t first = m.tensors.size();
-    for (uint64_t e = 0; e < experts; ++e)
-      add_swiglu(m, p + "mlp.experts." + std::to_string(e) + ".", l, d.hidden, moe_inter, Role::RoutedExpert);
+    if (fused_experts) {
+      // Qwen3-VL-MoE stores all experts of a layer in two tensors, [E, hidden, 2*inter] (gate then
+      // up along the last axis) and [E, inter, hidden]; writers that follow the [E, out, in]
+      // convention transpose the last two axes.
+      add(m, p + "mlp.experts.gate_up_proj", {experts, d.hidden, 2 * moe_inter}, Role::RoutedExpert, l);
+      m.tensors.back().alternative_shapes = {{experts, 2 * moe_inter, d.hidden}};
+      add(m, p + "mlp.experts.down_proj", {experts, moe_inter, d.hidden}, Role::RoutedExpert, l);
+      m.tensors.back().alternative_shapes = {{experts, d.hidden, moe_inter}};
+    } else {
+      for (uint64_t e = 0; e < experts; ++e)
+        add_swiglu(m, p + "mlp.experts." + std::to_string(e) + ".", l, d.hidden, moe_inter, Role::RoutedExpert);
+    }
     mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
     if (shared_inter > 0) {
       add_swiglu(m, p + "mlp.shared_expert.", l, d.hidden, shared_inter, Role::SharedExpert);
@@ -59,10 +71,8 @@ Result<ArchModel> qwen_moe(const ModelConfig& cfg, const char* family, bool qwen
   return m;
 }
 
-}  // namespace
-
-Result<ArchModel> qwen2_moe_spec(const ModelConfig& cfg) { return qwen_moe(cfg, "qwen2_moe", false); }
-Result<ArchModel> qwen3_moe_spec(const ModelConfig& cfg) { return qwen_moe(cfg, "qwen3_moe", true); }
+Result<ArchModel> qwen2_moe_spec(const ModelConfig& cfg) { return qwen_moe_decoder(cfg, "qwen2_moe", false, false); }
+Result<ArchModel> qwen3_moe_spec(const ModelConfig& cfg) { return qwen_moe_decoder(cfg, "qwen3_moe", true, false); }
 
 Result<ArchModel> mixtral_spec(const ModelConfig& cfg) {
   ConfigReader r(cfg);

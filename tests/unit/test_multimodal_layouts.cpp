@@ -1,0 +1,64 @@
+// Multimodal checkpoints spell their towers in more than one way: original Qwen2.5-VL uploads keep
+// the text under "model." and the vision tower at "visual.", re-saves by transformers >= 4.52 use
+// "model.language_model." and "model.visual.", LLaVA-style ones "language_model.model." with the
+// towers at the root. One spec must match all of them.
+#include <catch2/catch.hpp>
+
+#include "analysis/reconcile.hpp"
+#include "arch/spec.hpp"
+#include "formats/model_config.hpp"
+
+namespace {
+
+// A small Qwen2.5-VL config: 2 text layers, 2 vision blocks, untied head.
+constexpr const char* kConfig = R"({
+  "model_type": "qwen2_5_vl", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+  "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 100, "tie_word_embeddings": false,
+  "image_token_id": 99,
+  "vision_config": {"depth": 2, "hidden_size": 32, "intermediate_size": 48, "num_heads": 4,
+                    "out_hidden_size": 64, "patch_size": 14, "spatial_merge_size": 2,
+                    "temporal_patch_size": 2, "in_chans": 3, "fullatt_block_indexes": [1]}
+})";
+
+hfi::ArchModel spec() {
+  auto cfg = hfi::ModelConfig::parse(kConfig, "config.json");
+  REQUIRE(cfg.ok());
+  const hfi::SpecEntry* entry = hfi::find_spec("qwen2_5_vl");
+  REQUIRE(entry != nullptr);
+  auto m = entry->build(*cfg);
+  REQUIRE(m.ok());
+  return std::move(m.value());
+}
+
+// The spec's tensors under the given language-model and tower prefixes.
+hfi::StorageView stored_as(const hfi::ArchModel& m, const std::string& lm, const std::string& towers) {
+  hfi::StorageView v;
+  for (const auto& t : m.tensors) {
+    std::string name = t.name.starts_with("model.")     ? lm + t.name.substr(6)
+                       : t.name.starts_with("lm_head.") ? t.name
+                                                        : towers + t.name;
+    v.logical.push_back({name, t.shape, t.params(), "BF16", 2 * t.params(), 0, false});
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("qwen2_5_vl: the vision tower is found beside the language model in every layout") {
+  hfi::ArchModel m = spec();
+  for (auto [lm, towers] : {std::pair<std::string, std::string>{"model.", ""},
+                            {"model.language_model.", "model."},
+                            {"language_model.model.", ""}}) {
+    INFO(lm);
+    auto r = hfi::reconcile(&m, stored_as(m, lm, towers));
+    CHECK(r.lm_prefix == lm);
+    CHECK(r.status == "complete");
+    CHECK(r.unexplained_tensors == 0);
+    CHECK(r.missing.empty());
+  }
+  // The patch embedding is a bias-free conv3d over (time, height, width) patches.
+  auto conv = std::find_if(m.tensors.begin(), m.tensors.end(),
+                           [](const hfi::ExpectedTensor& t) { return t.name == "visual.patch_embed.proj.weight"; });
+  REQUIRE(conv != m.tensors.end());
+  CHECK(conv->shape == std::vector<uint64_t>{32, 3, 2, 14, 14});
+}
