@@ -28,6 +28,10 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("deepseek_v2", deepseek_v2_spec),
     HFI_SPEC("deepseek_v3", deepseek_v3_spec),
     HFI_SPEC("gpt_oss", gpt_oss_spec),
+    HFI_SPEC("olmo2", olmo2_spec),
+    HFI_SPEC("olmoe", olmoe_spec),
+    HFI_SPEC("granite", granite_spec),
+    HFI_SPEC("granitemoe", granitemoe_spec),
 };
 
 #undef HFI_SPEC

@@ -17,5 +17,9 @@ Result<ArchModel> mixtral_spec(const ModelConfig& cfg);
 Result<ArchModel> deepseek_v2_spec(const ModelConfig& cfg);
 Result<ArchModel> deepseek_v3_spec(const ModelConfig& cfg);
 Result<ArchModel> gpt_oss_spec(const ModelConfig& cfg);
+Result<ArchModel> olmo2_spec(const ModelConfig& cfg);
+Result<ArchModel> olmoe_spec(const ModelConfig& cfg);
+Result<ArchModel> granite_spec(const ModelConfig& cfg);
+Result<ArchModel> granitemoe_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch
