@@ -32,6 +32,7 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("olmoe", olmoe_spec),
     HFI_SPEC("granite", granite_spec),
     HFI_SPEC("granitemoe", granitemoe_spec),
+    HFI_SPEC("glm4_moe", glm4_moe_spec),
 };
 
 #undef HFI_SPEC

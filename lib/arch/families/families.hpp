@@ -21,5 +21,6 @@ Result<ArchModel> olmo2_spec(const ModelConfig& cfg);
 Result<ArchModel> olmoe_spec(const ModelConfig& cfg);
 Result<ArchModel> granite_spec(const ModelConfig& cfg);
 Result<ArchModel> granitemoe_spec(const ModelConfig& cfg);
+Result<ArchModel> glm4_moe_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch
