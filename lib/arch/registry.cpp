@@ -33,6 +33,7 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("granite", granite_spec),
     HFI_SPEC("granitemoe", granitemoe_spec),
     HFI_SPEC("glm4_moe", glm4_moe_spec),
+    HFI_SPEC("cohere2", cohere2_spec),
 };
 
 #undef HFI_SPEC

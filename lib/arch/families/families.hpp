@@ -22,5 +22,6 @@ Result<ArchModel> olmoe_spec(const ModelConfig& cfg);
 Result<ArchModel> granite_spec(const ModelConfig& cfg);
 Result<ArchModel> granitemoe_spec(const ModelConfig& cfg);
 Result<ArchModel> glm4_moe_spec(const ModelConfig& cfg);
+Result<ArchModel> cohere2_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch
