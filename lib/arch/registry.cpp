@@ -35,6 +35,12 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("qwen2_5_vl", qwen2_5_vl_spec),
     HFI_SPEC("qwen3_vl", qwen3_vl_spec),
     HFI_SPEC("qwen3_vl_moe", qwen3_vl_moe_spec),
+    HFI_SPEC("olmo2", olmo2_spec),
+    HFI_SPEC("olmoe", olmoe_spec),
+    HFI_SPEC("granite", granite_spec),
+    HFI_SPEC("granitemoe", granitemoe_spec),
+    HFI_SPEC("glm4_moe", glm4_moe_spec),
+    HFI_SPEC("cohere2", cohere2_spec),
 };
 
 #undef HFI_SPEC

@@ -27,5 +27,11 @@ Result<ArchModel> gemma3_spec(const ModelConfig& cfg);
 Result<ArchModel> qwen2_5_vl_spec(const ModelConfig& cfg);
 Result<ArchModel> qwen3_vl_spec(const ModelConfig& cfg);
 Result<ArchModel> qwen3_vl_moe_spec(const ModelConfig& cfg);
+Result<ArchModel> olmo2_spec(const ModelConfig& cfg);
+Result<ArchModel> olmoe_spec(const ModelConfig& cfg);
+Result<ArchModel> granite_spec(const ModelConfig& cfg);
+Result<ArchModel> granitemoe_spec(const ModelConfig& cfg);
+Result<ArchModel> glm4_moe_spec(const ModelConfig& cfg);
+Result<ArchModel> cohere2_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch
