@@ -1,0 +1,209 @@
+// Hybrid decoders whose non-attention layers carry a fixed-size recurrent state instead of a KV
+// cache: qwen3_next (gated delta-net linear attention mixed with gated full attention, 512-expert
+// MoE with a gated shared expert, an optional `mtp.*` draft module), lfm2 (gated short
+// convolutions mixed with GQA) and nemotron_h (Mamba2, attention and squared-ReLU MLP layers in
+// the order of hybrid_override_pattern). Only their attention layers cache keys and values.
+//
+// Recurrent state is counted as the elements one sequence needs between tokens, the way vLLM and
+// SGLang size their state caches: a causal depthwise convolution of kernel K keeps its last K - 1
+// inputs (transformers' own caches keep K columns, one of them stale), and the SSM / delta-rule
+// state has the shape its recurrence updates.
+#include <cstdio>
+
+#include "arch/families/families.hpp"
+
+namespace hfi::arch {
+namespace {
+
+AttentionLayer recurrent_layer(uint64_t elements, const char* kind) {
+  AttentionLayer a;
+  a.kind = AttentionKind::None;
+  a.recurrent_state_elements = elements;
+  a.recurrent_kind = kind;
+  return a;
+}
+
+AttentionLayer attention_layer(const AttentionDims& d) {
+  AttentionLayer a;
+  a.kind = AttentionKind::Full;
+  a.heads = static_cast<uint32_t>(d.heads);
+  a.kv_heads = static_cast<uint32_t>(d.kv_heads);
+  a.qk_dim = a.v_dim = static_cast<uint32_t>(d.head_dim);
+  return a;
+}
+
+// ---------------------------------------------------------------------------------------------
+// qwen3_next
+
+struct DeltaNetDims {
+  uint64_t hidden, key_heads, key_dim, value_heads, value_dim, conv_kernel;
+  uint64_t keys() const { return key_heads * key_dim; }
+  uint64_t values() const { return value_heads * value_dim; }
+  uint64_t conv_channels() const { return 2 * keys() + values(); }  // q, k and v are convolved
+};
+
+void add_gated_deltanet(ArchModel& m, const std::string& p, int layer, const DeltaNetDims& d) {
+  // q, k, v and the output gate z in one projection; beta and the decay input a in another.
+  add(m, p + "in_proj_qkvz.weight", {2 * d.keys() + 2 * d.values(), d.hidden}, Role::Attention, layer);
+  add(m, p + "in_proj_ba.weight", {2 * d.value_heads, d.hidden}, Role::Attention, layer);
+  add(m, p + "conv1d.weight", {d.conv_channels(), 1, d.conv_kernel}, Role::Attention, layer);
+  add(m, p + "dt_bias", {d.value_heads}, Role::Attention, layer);
+  add(m, p + "A_log", {d.value_heads}, Role::Attention, layer);
+  add(m, p + "norm.weight", {d.value_dim}, Role::Attention, layer);  // gated RMSNorm, shared by heads
+  add(m, p + "out_proj.weight", {d.hidden, d.values()}, Role::Attention, layer);
+}
+
+// Gated attention: q_proj also produces a per-head sigmoid gate, so it is twice as wide.
+void add_gated_attention(ArchModel& m, const std::string& p, int layer, const AttentionDims& d) {
+  uint64_t q = d.heads * d.head_dim, kv = d.kv_heads * d.head_dim;
+  add(m, p + "q_proj.weight", {2 * q, d.hidden}, Role::Attention, layer);
+  add(m, p + "k_proj.weight", {kv, d.hidden}, Role::Attention, layer);
+  add(m, p + "v_proj.weight", {kv, d.hidden}, Role::Attention, layer);
+  add(m, p + "o_proj.weight", {d.hidden, q}, Role::Attention, layer);
+  add(m, p + "q_norm.weight", {d.head_dim}, Role::Attention, layer);
+  add(m, p + "k_norm.weight", {d.head_dim}, Role::Attention, layer);
+}
+
+struct QwenNextMoe {
+  uint64_t experts, top_k, moe_inter, shared_inter, dense_inter, step;
+};
+
+bool qwen_next_sparse(const ModelConfig& cfg, uint64_t layer, const QwenNextMoe& moe) {
+  if (const Json* only = cfg.field({"mlp_only_layers"}); only && only->is_array())
+    for (const Json& v : only->items())
+      if (v.as_uint() == layer) return false;
+  return moe.experts > 0 && moe.step > 0 && (layer + 1) % moe.step == 0;
+}
+
+void add_qwen_next_mlp(ArchModel& m, const std::string& p, int layer, uint64_t hidden, bool sparse,
+                       const QwenNextMoe& moe) {
+  if (!sparse) {
+    if (moe.dense_inter == 0) throw SpecError("config.json: intermediate_size is needed for dense layers");
+    add_swiglu(m, p + "mlp.", layer, hidden, moe.dense_inter, Role::Mlp);
+    return;
+  }
+  add(m, p + "mlp.gate.weight", {moe.experts, hidden}, Role::Router, layer);
+  size_t first = m.tensors.size();
+  for (uint64_t e = 0; e < moe.experts; ++e)
+    add_swiglu(m, p + "mlp.experts." + std::to_string(e) + ".", layer, hidden, moe.moe_inter, Role::RoutedExpert);
+  mark_routed(m, first, static_cast<uint32_t>(moe.top_k), static_cast<uint32_t>(moe.experts));
+  if (moe.shared_inter > 0) {
+    add_swiglu(m, p + "mlp.shared_expert.", layer, hidden, moe.shared_inter, Role::SharedExpert);
+    add(m, p + "mlp.shared_expert_gate.weight", {1, hidden}, Role::Router, layer);
+  }
+}
+
+// Linear (delta-net) layers from layer_types, else every full_attention_interval-th layer is
+// full attention (layers 3, 7, 11, ... for the published interval of 4).
+std::vector<bool> qwen_next_full_layers(const ConfigReader& r, uint64_t layers) {
+  std::vector<bool> full(layers, false);
+  uint64_t interval = r.get({"full_attention_interval"}, 4);
+  if (const Json* types = r.field({"layer_types"}); types && types->is_array()) {
+    if (types->items().size() != layers) throw SpecError("config.json: layer_types does not list every layer");
+    for (size_t i = 0; i < layers; ++i) {
+      const Json& t = types->items()[i];
+      std::string s = t.is_string() ? t.as_string() : "";
+      if (s == "full_attention") full[i] = true;
+      else if (s != "linear_attention")
+        throw SpecError("config.json: layer_types[" + std::to_string(i) + "] is \"" + s + "\"");
+    }
+    return full;
+  }
+  for (uint64_t i = 0; i < layers; ++i) full[i] = interval > 0 && (i + 1) % interval == 0;
+  return full;
+}
+
+}  // namespace
+
+Result<ArchModel> qwen3_next_spec(const ModelConfig& cfg) {
+  ConfigReader r(cfg);
+  ArchModel m;
+  m.family = "qwen3_next";
+  AttentionDims d = read_attention_dims(r);
+  d.qk_norm = true;
+  if (r.flag({"attention_bias"}, false)) throw SpecError("config.json: qwen3_next with attention_bias is not modelled");
+  DeltaNetDims n{};
+  n.hidden = d.hidden;
+  n.key_heads = r.need({"linear_num_key_heads"});
+  n.key_dim = r.need({"linear_key_head_dim"});
+  n.value_heads = r.need({"linear_num_value_heads"});
+  n.value_dim = r.need({"linear_value_head_dim"});
+  n.conv_kernel = r.need({"linear_conv_kernel_dim"});
+  uint64_t layers = r.need({"num_hidden_layers"});
+  QwenNextMoe moe{};
+  moe.experts = r.get({"num_experts"}, 0);
+  moe.top_k = moe.experts ? r.need({"num_experts_per_tok"}) : 0;
+  moe.moe_inter = moe.experts ? r.need({"moe_intermediate_size"}) : 0;
+  moe.shared_inter = r.get({"shared_expert_intermediate_size"}, 0);
+  moe.dense_inter = r.get({"intermediate_size"}, 0);
+  moe.step = r.get({"decoder_sparse_step"}, 1);
+  // The released checkpoints carry one MTP layer under `mtp.` although config.json has no field
+  // for it; later configs name it. Writers that drop MTP (Qwen3-Coder-Next) are not missing it.
+  uint64_t mtp_layers = r.get({"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 1);
+  uint64_t vocab = r.need({"vocab_size"});
+  add_embeddings(m, vocab, d.hidden, r.flag({"tie_word_embeddings"}, false));
+  auto full = qwen_next_full_layers(r, layers);
+
+  // Per sequence and delta-net layer (vLLM's gated_delta_net_state_shape):
+  //   conv state  = (2 * linear_num_key_heads * linear_key_head_dim
+  //                  + linear_num_value_heads * linear_value_head_dim) * (linear_conv_kernel_dim - 1)
+  //   delta state = linear_num_value_heads * linear_key_head_dim * linear_value_head_dim
+  uint64_t state = n.conv_channels() * (n.conv_kernel - 1) + n.value_heads * n.key_dim * n.value_dim;
+  uint64_t sparse_layers = 0, full_count = 0;
+  for (uint64_t i = 0; i < layers; ++i) {
+    int l = static_cast<int>(i);
+    std::string p = "model.layers." + std::to_string(i) + ".";
+    add(m, p + "input_layernorm.weight", {d.hidden}, Role::Norm, l);
+    add(m, p + "post_attention_layernorm.weight", {d.hidden}, Role::Norm, l);
+    if (full[i]) {
+      add_gated_attention(m, p + "self_attn.", l, d);
+      m.attention.push_back(attention_layer(d));
+      ++full_count;
+    } else {
+      add_gated_deltanet(m, p + "linear_attn.", l, n);
+      m.attention.push_back(recurrent_layer(state, "gated_deltanet"));
+    }
+    bool sparse = qwen_next_sparse(cfg, i, moe);
+    sparse_layers += sparse;
+    add_qwen_next_mlp(m, p, l, d.hidden, sparse, moe);
+  }
+  // MTP: fc joins the normed embedding and hidden state, then full-attention MoE layers.
+  size_t mtp_first = m.tensors.size();
+  if (mtp_layers > 0) {
+    add(m, "mtp.fc.weight", {d.hidden, 2 * d.hidden}, Role::Mtp);
+    add(m, "mtp.pre_fc_norm_embedding.weight", {d.hidden}, Role::Mtp);
+    add(m, "mtp.pre_fc_norm_hidden.weight", {d.hidden}, Role::Mtp);
+    add(m, "mtp.norm.weight", {d.hidden}, Role::Mtp);
+  }
+  for (uint64_t k = 0; k < mtp_layers; ++k) {
+    int l = static_cast<int>(layers + k);
+    std::string p = "mtp.layers." + std::to_string(k) + ".";
+    add(m, p + "input_layernorm.weight", {d.hidden}, Role::Norm, l);
+    add(m, p + "post_attention_layernorm.weight", {d.hidden}, Role::Norm, l);
+    add_gated_attention(m, p + "self_attn.", l, d);
+    add_qwen_next_mlp(m, p, l, d.hidden, moe.experts > 0, moe);
+  }
+  for (size_t t = mtp_first; t < m.tensors.size(); ++t) {
+    m.tensors[t].mtp = true;
+    m.tensors[t].optional = true;
+  }
+
+  m.attention_summary = std::to_string(full_count) + " gated-attention layers (" + describe_attention(d) +
+                        ", output gate) + " + std::to_string(layers - full_count) + " gated delta-net layers (" +
+                        std::to_string(n.key_heads) + " qk/" + std::to_string(n.value_heads) + " v heads, " +
+                        std::to_string(n.key_dim) + "/" + std::to_string(n.value_dim) + " dims, conv " +
+                        std::to_string(n.conv_kernel) + ")";
+  double partial = r.number({"partial_rotary_factor"}, 1.0);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", partial);
+  m.position_summary = describe_rope(r) + (partial < 1.0 ? std::string(", partial rotary ") + buf : "");
+  m.norm_summary = "zero-centred RMSNorm; gated RMSNorm in delta-net";
+  m.activation_summary = describe_activation(r, true);
+  m.layer_summary = std::to_string(layers) + " layers, " + std::to_string(sparse_layers) + " MoE (" +
+                    std::to_string(moe.experts) + " experts, top-" + std::to_string(moe.top_k) +
+                    (moe.shared_inter ? " + gated shared expert" : "") + ")" +
+                    (mtp_layers ? ", " + std::to_string(mtp_layers) + " MTP layer(s) if stored" : "");
+  return m;
+}
+
+}  // namespace hfi::arch
