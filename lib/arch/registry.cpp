@@ -29,6 +29,7 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("deepseek_v3", deepseek_v3_spec),
     HFI_SPEC("gpt_oss", gpt_oss_spec),
     HFI_SPEC("qwen3_next", qwen3_next_spec),
+    HFI_SPEC("lfm2", lfm2_spec),
 };
 
 #undef HFI_SPEC

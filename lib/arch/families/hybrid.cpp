@@ -206,4 +206,130 @@ Result<ArchModel> qwen3_next_spec(const ModelConfig& cfg) {
   return m;
 }
 
+// ---------------------------------------------------------------------------------------------
+// lfm2
+
+namespace {
+
+// Attention layers from layer_types ("conv" / "full_attention") or the older full_attn_idxs.
+std::vector<bool> lfm2_attention_layers(const ConfigReader& r, uint64_t layers) {
+  std::vector<bool> attn(layers, false);
+  const Json* types = r.field({"layer_types"});
+  const Json* idxs = r.field({"full_attn_idxs"});
+  if (types && types->is_array()) {
+    if (types->items().size() != layers) throw SpecError("config.json: layer_types does not list every layer");
+    for (size_t i = 0; i < layers; ++i) {
+      const Json& t = types->items()[i];
+      std::string s = t.is_string() ? t.as_string() : "";
+      if (s == "full_attention") attn[i] = true;
+      else if (s != "conv") throw SpecError("config.json: layer_types[" + std::to_string(i) + "] is \"" + s + "\"");
+    }
+  } else if (idxs && idxs->is_array()) {
+    for (const Json& v : idxs->items()) {
+      auto i = v.as_uint();
+      if (!i || *i >= layers) throw SpecError("config.json: full_attn_idxs names a layer that does not exist");
+      attn[*i] = true;
+    }
+  } else {
+    throw SpecError("config.json: lfm2 needs layer_types or full_attn_idxs");
+  }
+  return attn;
+}
+
+}  // namespace
+
+Result<ArchModel> lfm2_spec(const ModelConfig& cfg) {
+  ConfigReader r(cfg);
+  ArchModel m;
+  m.family = "lfm2";
+  AttentionDims d;
+  d.hidden = r.need({"hidden_size"});
+  d.heads = r.need({"num_attention_heads", "num_heads"});
+  (void)r.get({"num_heads"}, d.heads);  // the older alias, written beside num_attention_heads
+  d.kv_heads = r.get({"num_key_value_heads"}, d.heads);
+  d.head_dim = d.hidden / d.heads;
+  d.qk_norm = true;  // q_layernorm / k_layernorm, one weight per head dimension
+  if (r.get({"block_dim"}, d.hidden) != d.hidden) throw SpecError("config.json: block_dim differs from hidden_size");
+  uint64_t conv_dim = r.get({"conv_dim"}, d.hidden);
+  uint64_t conv_out = r.get({"conv_dim_out"}, d.hidden);
+  if (conv_dim != d.hidden || conv_out != d.hidden)
+    throw SpecError("config.json: lfm2 with conv_dim / conv_dim_out other than hidden_size is not modelled");
+  uint64_t kernel = r.need({"conv_L_cache"});
+  bool conv_bias = r.flag({"conv_bias"}, false);
+  if (!r.flag({"block_use_swiglu"}, true)) throw SpecError("config.json: lfm2 without SwiGLU blocks is not modelled");
+  // The feed-forward width: block_ff_dim (alias intermediate_size), shrunk to 2/3 for SwiGLU,
+  // scaled by block_ffn_dim_multiplier and rounded up to block_multiple_of when auto-adjusted.
+  uint64_t ff = r.need({"block_ff_dim", "intermediate_size"});
+  (void)r.get({"intermediate_size"}, ff);
+  if (r.flag({"block_auto_adjust_ff_dim"}, true)) {
+    ff = 2 * ff / 3;
+    double mult = r.number({"block_ffn_dim_multiplier"}, 1.0);
+    ff = static_cast<uint64_t>(mult * static_cast<double>(ff));
+    uint64_t multiple = r.get({"block_multiple_of"}, 256);
+    if (multiple) ff = multiple * ((ff + multiple - 1) / multiple);
+  } else {
+    (void)r.number({"block_ffn_dim_multiplier"}, 1.0);
+    (void)r.get({"block_multiple_of"}, 256);
+  }
+  uint64_t layers = r.need({"num_hidden_layers"});
+  uint64_t vocab = r.need({"vocab_size"});
+  // HF's Lfm2Config ties the head by default; the first releases wrote no tie field at all.
+  bool tied = r.flag({"tie_word_embeddings", "tie_embedding"}, true);
+  add(m, "model.embed_tokens.weight", {vocab, d.hidden}, Role::Embedding);
+  add(m, "model.embedding_norm.weight", {d.hidden}, Role::Norm);  // the final norm, despite its name
+  add(m, "lm_head.weight", {vocab, d.hidden}, Role::LmHead);
+  m.tensors.back().optional = tied;
+  m.tied_embeddings = tied;
+  m.vocab_size = vocab;
+  m.hidden_size = d.hidden;
+
+  auto attn = lfm2_attention_layers(r, layers);
+  // Per sequence and short-conv layer (vLLM's short_conv_state_shape): the depthwise conv of
+  // kernel conv_L_cache keeps its last conv_L_cache - 1 inputs of conv_dim (= hidden_size) channels.
+  uint64_t state = conv_dim * (kernel - 1);
+  uint64_t attn_count = 0;
+  for (uint64_t i = 0; i < layers; ++i) {
+    int l = static_cast<int>(i);
+    std::string p = "model.layers." + std::to_string(i) + ".";
+    add(m, p + "operator_norm.weight", {d.hidden}, Role::Norm, l);
+    add(m, p + "ffn_norm.weight", {d.hidden}, Role::Norm, l);
+    if (attn[i]) {
+      uint64_t q = d.heads * d.head_dim, kv = d.kv_heads * d.head_dim;
+      add(m, p + "self_attn.q_proj.weight", {q, d.hidden}, Role::Attention, l);
+      add(m, p + "self_attn.k_proj.weight", {kv, d.hidden}, Role::Attention, l);
+      add(m, p + "self_attn.v_proj.weight", {kv, d.hidden}, Role::Attention, l);
+      add(m, p + "self_attn.out_proj.weight", {d.hidden, q}, Role::Attention, l);
+      add(m, p + "self_attn.q_layernorm.weight", {d.head_dim}, Role::Attention, l);
+      add(m, p + "self_attn.k_layernorm.weight", {d.head_dim}, Role::Attention, l);
+      m.attention.push_back(attention_layer(d));
+      ++attn_count;
+    } else {
+      // in_proj yields the input gate B, the output gate C and x; conv is depthwise over x.
+      add(m, p + "conv.in_proj.weight", {3 * d.hidden, d.hidden}, Role::Attention, l);
+      add(m, p + "conv.conv.weight", {conv_dim, 1, kernel}, Role::Attention, l);
+      add(m, p + "conv.out_proj.weight", {d.hidden, d.hidden}, Role::Attention, l);
+      if (conv_bias) {
+        add(m, p + "conv.in_proj.bias", {3 * d.hidden}, Role::Attention, l);
+        add(m, p + "conv.conv.bias", {conv_dim}, Role::Attention, l);
+        add(m, p + "conv.out_proj.bias", {d.hidden}, Role::Attention, l);
+      }
+      m.attention.push_back(recurrent_layer(state, "short_conv"));
+    }
+    add(m, p + "feed_forward.w1.weight", {ff, d.hidden}, Role::Mlp, l);  // gate
+    add(m, p + "feed_forward.w3.weight", {ff, d.hidden}, Role::Mlp, l);  // up
+    add(m, p + "feed_forward.w2.weight", {d.hidden, ff}, Role::Mlp, l);  // down
+  }
+  m.attention_summary = std::to_string(attn_count) + " attention layers (" + describe_attention(d) + ") + " +
+                        std::to_string(layers - attn_count) + " gated short-conv layers (kernel " +
+                        std::to_string(kernel) + ")";
+  bool rope = r.flag({"use_pos_enc"}, true);
+  m.position_summary = rope ? describe_rope(r) : "no positional encoding";
+  m.norm_summary = "RMSNorm";
+  m.activation_summary = "silu (gated: SwiGLU), feed-forward " + std::to_string(ff);
+  m.layer_summary = std::to_string(layers) + " × (conv or attention + dense MLP)";
+  m.structure_irrelevant_fields = {"block_norm_eps", "norm_eps", "block_mlp_init_scale", "block_out_init_scale",
+                                   "block_use_xavier_init", "conv_use_xavier_init"};
+  return m;
+}
+
 }  // namespace hfi::arch
