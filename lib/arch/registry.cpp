@@ -30,6 +30,7 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("gpt_oss", gpt_oss_spec),
     HFI_SPEC("qwen3_next", qwen3_next_spec),
     HFI_SPEC("lfm2", lfm2_spec),
+    HFI_SPEC("nemotron_h", nemotron_h_spec),
 };
 
 #undef HFI_SPEC

@@ -61,3 +61,24 @@ TEST_CASE("LFM2-350M: short-conv state per sequence, KV from the six attention l
   CHECK(r.kv.recurrent_state_bytes == 40'960);
   CHECK(r.kv.bytes_per_token == 12'288);
 }
+
+TEST_CASE("Nemotron-3-Nano: Mamba2 state per sequence, KV from the six '*' layers; MoE layers cache nothing") {
+  // config.json: hybrid_override_pattern "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME"
+  // -> 23 'M' (Mamba2), 6 '*' (attention), 23 'E' (MoE, no sequence mixing). bfloat16 -> 2 bytes.
+  //
+  // Mamba2 layer, per sequence:
+  //   conv state: d_inner = mamba_num_heads(64) * mamba_head_dim(64) = 4096, plus B and C
+  //               2 * n_groups(8) * ssm_state_size(128) = 2048 -> 6144 channels, times
+  //               conv_kernel(4) - 1 = 3 kept inputs                              ->  18,432
+  //   SSM state:  mamba_num_heads(64) * mamba_head_dim(64) * ssm_state_size(128) -> 524,288
+  //   per layer 542,720 elements; 23 layers -> 12,482,560 elements -> 24,965,120 bytes.
+  //
+  // KV per token: 6 layers * num_key_value_heads(2) * (head_dim 128 + 128) = 3,072 elements
+  //   -> 6,144 bytes.
+  auto r = report_of("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");
+  CHECK(r.kv.bytes_per_element == 2);
+  CHECK(r.kv.attention_layers == 6);
+  CHECK(r.kv.recurrent_layers == 23);
+  CHECK(r.kv.recurrent_state_bytes == 24'965'120);
+  CHECK(r.kv.bytes_per_token == 6'144);
+}

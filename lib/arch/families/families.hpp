@@ -19,5 +19,6 @@ Result<ArchModel> deepseek_v3_spec(const ModelConfig& cfg);
 Result<ArchModel> gpt_oss_spec(const ModelConfig& cfg);
 Result<ArchModel> qwen3_next_spec(const ModelConfig& cfg);
 Result<ArchModel> lfm2_spec(const ModelConfig& cfg);
+Result<ArchModel> nemotron_h_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch

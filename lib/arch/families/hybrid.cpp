@@ -23,6 +23,13 @@ AttentionLayer recurrent_layer(uint64_t elements, const char* kind) {
   return a;
 }
 
+// A layer with no sequence mixer (Nemotron-H's MLP and MoE layers): nothing cached.
+AttentionLayer mixer_free_layer() {
+  AttentionLayer a;
+  a.kind = AttentionKind::None;
+  return a;
+}
+
 AttentionLayer attention_layer(const AttentionDims& d) {
   AttentionLayer a;
   a.kind = AttentionKind::Full;
@@ -329,6 +336,159 @@ Result<ArchModel> lfm2_spec(const ModelConfig& cfg) {
   m.layer_summary = std::to_string(layers) + " × (conv or attention + dense MLP)";
   m.structure_irrelevant_fields = {"block_norm_eps", "norm_eps", "block_mlp_init_scale", "block_out_init_scale",
                                    "block_use_xavier_init", "conv_use_xavier_init"};
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// nemotron_h
+
+Result<ArchModel> nemotron_h_spec(const ModelConfig& cfg) {
+  ConfigReader r(cfg);
+  ArchModel m;
+  m.family = "nemotron_h";
+  // The stack lives under backbone.: backbone.embeddings, backbone.layers.N.{norm,mixer}, norm_f.
+  m.prefix_anchor = "embeddings.weight";
+  uint64_t hidden = r.need({"hidden_size"});
+  uint64_t layers = r.need({"num_hidden_layers"});
+  uint64_t vocab = r.need({"vocab_size"});
+  const Json* pattern_field = r.field({"hybrid_override_pattern"});
+  if (!pattern_field || !pattern_field->is_string()) throw SpecError("config.json: hybrid_override_pattern is missing");
+  std::string pattern = pattern_field->as_string();
+  if (pattern.size() != layers)
+    throw SpecError("config.json: hybrid_override_pattern has " + std::to_string(pattern.size()) + " entries for " +
+                    std::to_string(layers) + " layers");
+  if (r.get({"num_nextn_predict_layers"}, 0) > 0 || r.field({"mtp_hybrid_override_pattern"}))
+    throw SpecError("config.json: nemotron_h MTP layers are not modelled");
+  if (const Json* latent = r.field({"moe_latent_size"}); latent && !latent->is_null())
+    throw SpecError("config.json: nemotron_h latent MoE (moe_latent_size) is not modelled");
+
+  // Attention ('*'): plain GQA, no QK-norm; the modeling code applies no rotary embedding.
+  AttentionDims d;
+  d.hidden = hidden;
+  d.heads = r.need({"num_attention_heads"});
+  d.kv_heads = r.get({"num_key_value_heads"}, d.heads);
+  d.head_dim = r.get({"head_dim", "attention_head_dim"}, hidden / d.heads);
+  d.qkv_bias = d.o_bias = r.flag({"attention_bias"}, false);
+  // Mamba2 ('M'): d_inner = mamba_num_heads * mamba_head_dim (expand is not used for it).
+  uint64_t mheads = r.need({"mamba_num_heads"});
+  uint64_t mhead_dim = r.need({"mamba_head_dim"});
+  uint64_t groups = r.need({"n_groups"});
+  uint64_t dstate = r.need({"ssm_state_size"});
+  uint64_t kernel = r.need({"conv_kernel"});
+  bool conv_bias = r.flag({"use_conv_bias"}, true);
+  // in_proj / out_proj biases: the remote code keys them on use_bias, newer configs also write
+  // mamba_proj_bias; every release has both false.
+  bool proj_bias = r.flag({"use_bias"}, false) || r.flag({"mamba_proj_bias"}, false);
+  uint64_t d_inner = mheads * mhead_dim;
+  uint64_t conv_dim = d_inner + 2 * groups * dstate;  // x, B and C are convolved
+  // MLP ('-') and MoE ('E'): squared-ReLU up/down projections, no gate.
+  bool mlp_bias = r.flag({"mlp_bias"}, false);
+  uint64_t experts = r.get({"n_routed_experts"}, 0);
+  uint64_t count_m = 0, count_a = 0, count_mlp = 0, count_e = 0;
+  for (char c : pattern) {
+    if (c == 'M') ++count_m;
+    else if (c == '*') ++count_a;
+    else if (c == '-') ++count_mlp;
+    else if (c == 'E') ++count_e;
+    else throw SpecError(std::string("config.json: hybrid_override_pattern has an unknown layer '") + c + "'");
+  }
+  uint64_t inter = count_mlp ? r.need({"intermediate_size"}) : r.get({"intermediate_size"}, 0);
+  uint64_t top_k = count_e ? r.need({"num_experts_per_tok"}) : 0;
+  uint64_t moe_inter = count_e ? r.need({"moe_intermediate_size"}) : 0;
+  uint64_t shared = count_e ? r.get({"n_shared_experts"}, 0) : 0;
+  uint64_t shared_inter = shared ? r.need({"moe_shared_expert_intermediate_size"}) * shared : 0;
+  if (count_e && experts == 0) throw SpecError("config.json: MoE layers ('E') need n_routed_experts");
+
+  add(m, "model.embeddings.weight", {vocab, hidden}, Role::Embedding);
+  add(m, "model.norm_f.weight", {hidden}, Role::Norm);
+  bool tied = r.flag({"tie_word_embeddings"}, false);
+  add(m, "lm_head.weight", {vocab, hidden}, Role::LmHead);
+  m.tensors.back().optional = tied;
+  m.tied_embeddings = tied;
+  m.vocab_size = vocab;
+  m.hidden_size = hidden;
+
+  // Per sequence and Mamba2 layer (vLLM's mamba2_state_shape):
+  //   conv state = (mamba_num_heads * mamba_head_dim + 2 * n_groups * ssm_state_size) * (conv_kernel - 1)
+  //   SSM state  = mamba_num_heads * mamba_head_dim * ssm_state_size
+  uint64_t state = conv_dim * (kernel - 1) + mheads * mhead_dim * dstate;
+  for (uint64_t i = 0; i < layers; ++i) {
+    int l = static_cast<int>(i);
+    std::string p = "model.layers." + std::to_string(i) + ".";
+    add(m, p + "norm.weight", {hidden}, Role::Norm, l);
+    std::string x = p + "mixer.";
+    switch (pattern[i]) {
+      case 'M': {
+        add(m, x + "in_proj.weight", {d_inner + conv_dim + mheads, hidden}, Role::Attention, l);  // z, xBC, dt
+        if (proj_bias) add(m, x + "in_proj.bias", {d_inner + conv_dim + mheads}, Role::Attention, l);
+        add(m, x + "conv1d.weight", {conv_dim, 1, kernel}, Role::Attention, l);
+        if (conv_bias) add(m, x + "conv1d.bias", {conv_dim}, Role::Attention, l);
+        add(m, x + "dt_bias", {mheads}, Role::Attention, l);
+        add(m, x + "A_log", {mheads}, Role::Attention, l);
+        add(m, x + "D", {mheads}, Role::Attention, l);
+        add(m, x + "norm.weight", {d_inner}, Role::Attention, l);  // gated RMSNorm over n_groups groups
+        add(m, x + "out_proj.weight", {hidden, d_inner}, Role::Attention, l);
+        if (proj_bias) add(m, x + "out_proj.bias", {hidden}, Role::Attention, l);
+        m.attention.push_back(recurrent_layer(state, "mamba2"));
+        break;
+      }
+      case '*':
+        add_gqa_attention(m, x, l, d);
+        m.attention.push_back(attention_layer(d));
+        break;
+      case '-':
+        add(m, x + "up_proj.weight", {inter, hidden}, Role::Mlp, l);
+        add(m, x + "down_proj.weight", {hidden, inter}, Role::Mlp, l);
+        if (mlp_bias) {
+          add(m, x + "up_proj.bias", {inter}, Role::Mlp, l);
+          add(m, x + "down_proj.bias", {hidden}, Role::Mlp, l);
+        }
+        m.attention.push_back(mixer_free_layer());
+        break;
+      case 'E': {
+        add(m, x + "gate.weight", {experts, hidden}, Role::Router, l);
+        add(m, x + "gate.e_score_correction_bias", {experts}, Role::RoutingBias, l);
+        size_t first = m.tensors.size();
+        for (uint64_t e = 0; e < experts; ++e) {
+          std::string q = x + "experts." + std::to_string(e) + ".";
+          add(m, q + "up_proj.weight", {moe_inter, hidden}, Role::RoutedExpert, l);
+          add(m, q + "down_proj.weight", {hidden, moe_inter}, Role::RoutedExpert, l);
+        }
+        mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
+        if (shared_inter) {
+          add(m, x + "shared_experts.up_proj.weight", {shared_inter, hidden}, Role::SharedExpert, l);
+          add(m, x + "shared_experts.down_proj.weight", {hidden, shared_inter}, Role::SharedExpert, l);
+        }
+        m.attention.push_back(mixer_free_layer());
+        break;
+      }
+    }
+  }
+  m.attention_summary = std::to_string(count_a) + " attention layers (" + describe_attention(d) + ") + " +
+                        std::to_string(count_m) + " Mamba2 layers (" + std::to_string(mheads) + " heads × " +
+                        std::to_string(mhead_dim) + ", state " + std::to_string(dstate) + ", " +
+                        std::to_string(groups) + " groups, conv " + std::to_string(kernel) + ")";
+  m.position_summary = "no positional encoding in attention (rope_theta is not applied), max " +
+                       std::to_string(r.get({"max_position_embeddings"}, 0)) + " positions";
+  m.norm_summary = "RMSNorm (one pre-norm per layer); gated RMSNorm in Mamba2";
+  std::string act = cfg.string({"mlp_hidden_act"}).value_or("relu2");
+  m.activation_summary = act == "relu2" ? "squared ReLU (ungated)" : act + " (ungated)";
+  m.layer_summary = std::to_string(layers) + " layers from hybrid_override_pattern: " + std::to_string(count_m) +
+                    " Mamba2, " + std::to_string(count_a) + " attention, " + std::to_string(count_mlp) + " MLP, " +
+                    std::to_string(count_e) + " MoE" +
+                    (count_e ? " (" + std::to_string(experts) + " routed top-" + std::to_string(top_k) +
+                                   (shared ? " + " + std::to_string(shared) + " shared" : "") + ", sigmoid router with selection bias)"
+                             : "");
+  if (auto dtype = cfg.string({"mamba_ssm_cache_dtype"}))
+    m.notes.push_back("mamba_ssm_cache_dtype " + *dtype +
+                      ": inference engines keep the Mamba2 SSM state in that dtype; the state figure uses the KV element size");
+  // Not structural: kernel chunking, residual/initialisation switches, dt clamping, an alias of
+  // the norm epsilon, the unused expand (d_inner comes from the Mamba heads) and rotary fields
+  // that the attention never applies.
+  m.structure_irrelevant_fields = {"chunk_size", "expand", "layer_norm_epsilon", "norm_eps", "mamba_hidden_act",
+                                   "num_logits_to_keep", "rescale_prenorm_residual",
+                                   "residual_in_fp32", "time_step_floor", "time_step_max", "time_step_min",
+                                   "time_step_limit", "time_step_rank", "use_mamba_kernels", "partial_rotary_factor"};
   return m;
 }
 
