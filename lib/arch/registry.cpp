@@ -41,6 +41,9 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("granitemoe", granitemoe_spec),
     HFI_SPEC("glm4_moe", glm4_moe_spec),
     HFI_SPEC("cohere2", cohere2_spec),
+    HFI_SPEC("qwen3_next", qwen3_next_spec),
+    HFI_SPEC("lfm2", lfm2_spec),
+    HFI_SPEC("nemotron_h", nemotron_h_spec),
 };
 
 #undef HFI_SPEC

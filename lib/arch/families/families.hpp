@@ -33,5 +33,8 @@ Result<ArchModel> granite_spec(const ModelConfig& cfg);
 Result<ArchModel> granitemoe_spec(const ModelConfig& cfg);
 Result<ArchModel> glm4_moe_spec(const ModelConfig& cfg);
 Result<ArchModel> cohere2_spec(const ModelConfig& cfg);
+Result<ArchModel> qwen3_next_spec(const ModelConfig& cfg);
+Result<ArchModel> lfm2_spec(const ModelConfig& cfg);
+Result<ArchModel> nemotron_h_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch

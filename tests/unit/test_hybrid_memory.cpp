@@ -1,0 +1,84 @@
+// Hybrid models: only attention layers cache keys and values per token; the recurrent layers
+// (gated delta-net, short convolution) keep a fixed state per sequence. The expected figures are
+// worked out by hand from each fixture's config.json below, not taken from the spec code.
+#include <catch2/catch.hpp>
+
+#include "report/report.hpp"
+#include "source/local_source.hpp"
+#include "support/fixture_repo.hpp"
+
+namespace {
+
+hfi::Report report_of(const std::string& repo) {
+  hfi::LocalSource source(hfi::testing::materialized(repo));
+  auto snap = hfi::load_snapshot(source);
+  REQUIRE(snap.ok());
+  hfi::ReportOptions options;
+  options.repo_id = repo;
+  auto r = hfi::build_report(*snap, options);
+  REQUIRE(r.ok());
+  REQUIRE(r->spec.has_value());
+  return std::move(r.value());
+}
+
+}  // namespace
+
+TEST_CASE("Qwen3-Next: delta-net state per sequence, KV from the gated-attention layers only") {
+  // config.json: num_hidden_layers 48, full_attention_interval 4 -> layers 3, 7, ..., 47 are full
+  // attention (12), the other 36 are gated delta-net. torch_dtype bfloat16 -> 2 bytes/element.
+  //
+  // Delta-net layer, per sequence:
+  //   conv state:  channels q + k + v = 2 * linear_num_key_heads(16) * linear_key_head_dim(128)
+  //                + linear_num_value_heads(32) * linear_value_head_dim(128) = 4096 + 4096 = 8192,
+  //                times linear_conv_kernel_dim(4) - 1 = 3 kept inputs          ->  24,576
+  //   delta state: linear_num_value_heads(32) * key dim(128) * value dim(128)    -> 524,288
+  //   per layer 548,864 elements; 36 layers -> 19,759,104 elements -> 39,518,208 bytes.
+  //
+  // KV per token: 12 layers * num_key_value_heads(2) * (head_dim 256 for K + 256 for V)
+  //   = 12,288 elements -> 24,576 bytes.
+  auto r = report_of("Qwen/Qwen3-Next-80B-A3B-Instruct");
+  CHECK(r.kv.bytes_per_element == 2);
+  CHECK(r.kv.attention_layers == 12);
+  CHECK(r.kv.recurrent_layers == 36);
+  CHECK(r.kv.recurrent_state_bytes == 39'518'208);
+  CHECK(r.kv.bytes_per_token == 24'576);
+  CHECK(r.kv.bytes_at_context == 24'576 * r.kv.context);  // no windows
+}
+
+TEST_CASE("LFM2-350M: short-conv state per sequence, KV from the six attention layers only") {
+  // config.json: num_hidden_layers 16, full_attn_idxs [2, 5, 8, 10, 12, 14] -> 6 attention
+  // layers, 10 short-conv layers. torch_dtype bfloat16 -> 2 bytes/element.
+  //
+  // Short-conv layer, per sequence: conv_dim(1024) channels times conv_L_cache(3) - 1 = 2 kept
+  //   inputs -> 2,048 elements; 10 layers -> 20,480 elements -> 40,960 bytes.
+  //
+  // KV per token: head_dim = hidden_size(1024) / num_attention_heads(16) = 64;
+  //   6 layers * num_key_value_heads(8) * (64 + 64) = 6,144 elements -> 12,288 bytes.
+  auto r = report_of("LiquidAI/LFM2-350M");
+  CHECK(r.kv.bytes_per_element == 2);
+  CHECK(r.kv.attention_layers == 6);
+  CHECK(r.kv.recurrent_layers == 10);
+  CHECK(r.kv.recurrent_state_bytes == 40'960);
+  CHECK(r.kv.bytes_per_token == 12'288);
+}
+
+TEST_CASE("Nemotron-3-Nano: Mamba2 state per sequence, KV from the six '*' layers; MoE layers cache nothing") {
+  // config.json: hybrid_override_pattern "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME"
+  // -> 23 'M' (Mamba2), 6 '*' (attention), 23 'E' (MoE, no sequence mixing). bfloat16 -> 2 bytes.
+  //
+  // Mamba2 layer, per sequence:
+  //   conv state: d_inner = mamba_num_heads(64) * mamba_head_dim(64) = 4096, plus B and C
+  //               2 * n_groups(8) * ssm_state_size(128) = 2048 -> 6144 channels, times
+  //               conv_kernel(4) - 1 = 3 kept inputs                              ->  18,432
+  //   SSM state:  mamba_num_heads(64) * mamba_head_dim(64) * ssm_state_size(128) -> 524,288
+  //   per layer 542,720 elements; 23 layers -> 12,482,560 elements -> 24,965,120 bytes.
+  //
+  // KV per token: 6 layers * num_key_value_heads(2) * (head_dim 128 + 128) = 3,072 elements
+  //   -> 6,144 bytes.
+  auto r = report_of("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");
+  CHECK(r.kv.bytes_per_element == 2);
+  CHECK(r.kv.attention_layers == 6);
+  CHECK(r.kv.recurrent_layers == 23);
+  CHECK(r.kv.recurrent_state_bytes == 24'965'120);
+  CHECK(r.kv.bytes_per_token == 6'144);
+}
