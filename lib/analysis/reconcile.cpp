@@ -54,7 +54,9 @@ void detect_prefixes(const ArchModel& spec, const StorageView& actual, Reconcili
   if (!head.empty()) r.head_prefix = head.substr(0, head.size() - std::string("weight").size());
 }
 
-std::string map_name(const std::string& canonical, const Reconciliation& r) {
+std::string map_name(const ExpectedTensor& x, const Reconciliation& r) {
+  const std::string& canonical = x.name;
+  if (x.verbatim) return canonical;
   if (canonical.starts_with("model.")) return r.lm_prefix + canonical.substr(6);
   if (canonical.starts_with("lm_head.")) return r.head_prefix + canonical.substr(8);
   return canonical;
@@ -94,7 +96,7 @@ Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
   if (expected) {
     for (size_t e = 0; e < expected->tensors.size(); ++e) {
       const ExpectedTensor& x = expected->tensors[e];
-      std::string name = map_name(x.name, r);
+      std::string name = map_name(x, r);
       auto it = actual_index.find(name);
       if (it == actual_index.end()) {
         if (x.optional) r.absent_by_design.push_back(name);
@@ -150,7 +152,7 @@ IndexReconciliation reconcile_index(const ArchModel& expected, const Safetensors
   listed.reserve(index.weight_map.size());
   for (const auto& [tensor, shard] : index.weight_map) listed[tensor] = true;
   for (const auto& t : expected.tensors)
-    if (!t.optional || listed.count(map_name(t.name, named))) r.expected_bytes += t.params() * bytes_per_param;
+    if (!t.optional || listed.count(map_name(t, named))) r.expected_bytes += t.params() * bytes_per_param;
   return r;
 }
 
