@@ -120,6 +120,39 @@ TEST_CASE("Gemma 4 E2B: the gemma4 spec explains every tensor, the published tot
   CHECK(r.unknown_fields.empty());
 }
 
+TEST_CASE("Gemma 4 26B-A4B: the MoE layout reproduces the HUB total and its published split") {
+  hfi::LocalSource source(hfi::testing::fixtures_dir() / "google/gemma-4-26B-A4B-it");
+  auto snap = hfi::load_snapshot(source);
+  REQUIRE(snap.ok());
+  auto built = hfi::build_report(*snap, hfi::ReportOptions{});
+  REQUIRE(built.ok());
+  const hfi::Report& r = *built;
+  REQUIRE(r.spec.has_value());
+  CHECK(r.params_source == "formula");
+  CHECK(r.params.total == 25'805'936'206);  // HUB
+  // Published split of the same total: 25,233,141,790 language model, 569,550,384 vision tower,
+  // 3,244,032 vision projection.
+  uint64_t vision = 0, projector = 0, routed = 0;
+  for (const auto& t : r.spec->tensors) {
+    if (t.role == hfi::Role::Vision) vision += t.params();
+    if (t.role == hfi::Role::Projector) projector += t.params();
+    if (t.role == hfi::Role::RoutedExpert) {
+      routed += t.params();
+      CHECK(t.active_num == 8);
+      CHECK(t.active_den == 128);
+    }
+  }
+  CHECK(vision == 569'550'384u);
+  CHECK(projector == 3'244'032u);
+  CHECK(r.params.total - vision - projector == 25'233'141'790u);
+  // 30 layers x 128 experts x 3 x 704 x 2,816
+  CHECK(routed == 30ull * 128 * 3 * 704 * 2'816);
+  // 25 sliding layers x 8 kv heads x (256 + 256) + 5 full layers x 2 kv heads x (512 + 512), 2 bytes
+  CHECK(r.kv.bytes_per_token == (25u * 8 * 512 + 5u * 2 * 1'024) * 2);
+  CHECK(r.kv.shared_kv_layers == 0);
+  CHECK(r.unknown_fields.empty());
+}
+
 TEST_CASE("metadata-only folder: names reconciled against the index, bytes against total_size") {
   // fixtures/Qwen/Qwen3-30B-A3B holds config.json and the real index, but no .safetensors files.
   hfi::LocalSource source(hfi::testing::fixtures_dir() / "Qwen/Qwen3-30B-A3B");

@@ -27,6 +27,13 @@ void add_verbatim(ArchModel& m, std::string name, std::vector<uint64_t> shape, R
   m.tensors.back().verbatim = true;
 }
 
+// A tower section present with the expected model_type (or none given).
+bool tower_is(const ConfigReader& r, const char* section, const char* model_type) {
+  if (!r.has_section(section)) return false;
+  const Json* t = r.section(section).field({"model_type"});
+  return !t || !t->is_string() || t->as_string() == model_type;
+}
+
 // Gemma 4's Gemma4ClippableLinear: a bias-free linear under ".linear", plus four rank-0 clipping
 // bounds when the tower uses clipped linears (the Hub counts rank-0 tensors as 0 parameters).
 void add_clippable(ArchModel& m, const std::string& p, uint64_t in, uint64_t out, Role role, bool clipped) {
@@ -307,8 +314,10 @@ Result<ArchModel> gemma4_spec(const ModelConfig& cfg) {
   if (shared)
     m.layer_summary += "; last " + num(shared) + " layers share KV" +
                        (double_wide ? " and use a double-wide MLP (" + num(2 * inter) + ")" : std::string());
-  if (r.has_section("vision_config")) gemma4_vision(m, r.section("vision_config"), hidden);
-  if (r.has_section("audio_config")) gemma4_audio(m, r.section("audio_config"), hidden);
+  // Only the towers this spec knows; another encoder (Gemma 4 12B's encoder-free "unified" vision
+  // and audio) is left to reconcile, which lists its tensors as unexplained.
+  if (tower_is(r, "vision_config", "gemma4_vision")) gemma4_vision(m, r.section("vision_config"), hidden);
+  if (tower_is(r, "audio_config", "gemma4_audio")) gemma4_audio(m, r.section("audio_config"), hidden);
   m.structure_irrelevant_fields = {
       // token ids and the per-image soft-token budget of the processor
       "audio_token_id", "boa_token_id", "boi_token_id", "eoa_token_id", "eoa_token_index", "eoi_token_id",
