@@ -132,8 +132,9 @@ TEST_CASE("Gemma 4 26B-A4B: the MoE layout reproduces the HUB total and its publ
   CHECK(r.params.total == 25'805'936'206);  // HUB
   // Published split of the same total: 25,233,141,790 language model, 569,550,384 vision tower,
   // 3,244,032 vision projection.
-  uint64_t vision = 0, projector = 0, routed = 0;
+  uint64_t vision = 0, projector = 0, routed = 0, stored = 0;
   for (const auto& t : r.spec->tensors) {
+    stored += !t.optional;
     if (t.role == hfi::Role::Vision) vision += t.params();
     if (t.role == hfi::Role::Projector) projector += t.params();
     if (t.role == hfi::Role::RoutedExpert) {
@@ -142,6 +143,7 @@ TEST_CASE("Gemma 4 26B-A4B: the MoE layout reproduces the HUB total and its publ
       CHECK(t.active_den == 128);
     }
   }
+  CHECK(stored == 1'013);  // tensors in the published header audit (the tied lm_head is not stored)
   CHECK(vision == 569'550'384u);
   CHECK(projector == 3'244'032u);
   CHECK(r.params.total - vision - projector == 25'233'141'790u);
