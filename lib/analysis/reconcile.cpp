@@ -63,7 +63,9 @@ std::string tower_prefix(const std::string& lm_prefix) {
   return lm_prefix.ends_with("." + kLanguageModel) ? lm_prefix.substr(0, lm_prefix.size() - kLanguageModel.size()) : "";
 }
 
-std::string map_name(const std::string& canonical, const Reconciliation& r) {
+std::string map_name(const ExpectedTensor& x, const Reconciliation& r) {
+  const std::string& canonical = x.name;
+  if (x.verbatim) return canonical;
   if (canonical.starts_with("model.")) return r.lm_prefix + canonical.substr(6);
   if (canonical.starts_with("lm_head.")) return r.head_prefix + canonical.substr(8);
   return tower_prefix(r.lm_prefix) + canonical;
@@ -103,7 +105,7 @@ Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
   if (expected) {
     for (size_t e = 0; e < expected->tensors.size(); ++e) {
       const ExpectedTensor& x = expected->tensors[e];
-      std::string name = map_name(x.name, r);
+      std::string name = map_name(x, r);
       auto it = actual_index.find(name);
       if (it == actual_index.end()) {
         if (x.optional) r.absent_by_design.push_back(name);
@@ -159,7 +161,7 @@ IndexReconciliation reconcile_index(const ArchModel& expected, const Safetensors
   listed.reserve(index.weight_map.size());
   for (const auto& [tensor, shard] : index.weight_map) listed[tensor] = true;
   for (const auto& t : expected.tensors)
-    if (!t.optional || listed.count(map_name(t.name, named))) r.expected_bytes += t.params() * bytes_per_param;
+    if (!t.optional || listed.count(map_name(t, named))) r.expected_bytes += t.params() * bytes_per_param;
   return r;
 }
 

@@ -44,6 +44,8 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("qwen3_next", qwen3_next_spec),
     HFI_SPEC("lfm2", lfm2_spec),
     HFI_SPEC("nemotron_h", nemotron_h_spec),
+    HFI_SPEC("gemma4", gemma4_spec),
+    HFI_SPEC("gemma4_text", gemma4_spec),
 };
 
 #undef HFI_SPEC

@@ -40,6 +40,10 @@ struct ExpectedTensor {
   int layer = -1;          // decoder layer index, -1 outside the layer stack
   bool mtp = false;        // part of the multi-token-prediction module, not the main model
   bool optional = false;   // may be absent without being missing (tied lm_head)
+  // The name is the checkpoint's own full spelling and is never mapped onto the language-model
+  // prefix: towers that sit beside "model.language_model." under "model." (Gemma 4's
+  // model.vision_tower.*, model.audio_tower.*, model.embed_vision.*).
+  bool verbatim = false;
   uint32_t active_num = 1; // fraction of this tensor used per token (routed experts: k / E)
   uint32_t active_den = 1;
   // Other layouts of the same tensor that writers use (gpt-oss experts saved unquantized are

@@ -81,21 +81,78 @@ TEST_CASE("gpt-oss-20b: MXFP4 experts counted as logical weights") {
   CHECK(at_8k == 12ull * 2'048 * 8'192 + 12ull * 2'048 * 128);
 }
 
-TEST_CASE("Gemma 4 E2B: exact total with no spec, structures named, parts add up") {
+TEST_CASE("Gemma 4 E2B: the gemma4 spec explains every tensor, the published total, parts by role") {
   auto r = inspect("google/gemma-4-E2B-it");
+  REQUIRE(r.spec.has_value());
+  CHECK(r.family == "gemma4");
   CHECK(r.params.total == 5'123'178'051);  // HUB
   CHECK(r.storage.file_bytes == 10'246'621'918u);  // published size of model.safetensors
-  uint64_t explained = r.reconcile.matched_params;
-  CHECK(explained + r.reconcile.unexplained_params == r.params.total);
-  auto has = [&](const std::string& prefix) {
-    for (const auto& g : r.reconcile.unexplained_structures)
-      if (g.pattern == prefix) return g.params;
+  CHECK(r.reconcile.status == "complete");
+  CHECK(r.reconcile.matched_params == r.params.total);
+  CHECK(r.reconcile.unexplained_params == 0);
+  REQUIRE(r.reconcile.absent_by_design.size() == 1);  // tied lm_head
+  CHECK(r.reconcile.absent_by_design[0] == "lm_head.weight");
+  uint64_t sum = 0;
+  auto role = [&](const std::string& name) {
+    for (const auto& [k, v] : r.params.by_role)
+      if (k == name) return v;
     return uint64_t{0};
   };
+  for (const auto& [k, v] : r.params.by_role) sum += v;
+  CHECK(sum == r.params.total);
+  CHECK(role("unexplained") == 0);
   // 262,144 vocab x (35 layers x 256 per-layer width) = 2,348,810,240
-  CHECK(has("model.language_model.embed_tokens_per_layer") == 2'348'810'240u);
-  CHECK(has("model.audio_tower.layers") > 0);
-  CHECK(has("model.vision_tower.encoder") > 0);
+  CHECK(role("per_layer_embedding") == 2'348'810'240u);
+  CHECK(role("embedding") == 262'144ull * 1'536);
+  // embed_vision 1,536 x 768 + embed_audio 1,536 x 1,536
+  CHECK(role("projector") == 1'536ull * 768 + 1'536ull * 1'536);
+  CHECK(role("vision") > 0);
+  CHECK(role("audio") > 0);
+  // KV sharing: layers 15-34 read layer 13 (last sliding) or 14 (last full) and cache nothing.
+  REQUIRE(r.spec->attention.size() == 35);
+  CHECK(r.spec->attention[15].kv_source_layer == 13);
+  CHECK(r.spec->attention[34].kv_source_layer == 14);
+  CHECK(r.spec->attention[14].kv_source_layer == -1);
+  CHECK(r.kv.shared_kv_layers == 20);
+  // 15 caching layers, 1 kv head: 12 sliding x (256 + 256) + 3 full x (512 + 512) elements, 2 bytes each
+  CHECK(r.kv.bytes_per_token == (12u * 512 + 3u * 1'024) * 2);
+  CHECK(r.kv.windowed_layers == 12);
+  CHECK(r.unknown_fields.empty());
+}
+
+TEST_CASE("Gemma 4 26B-A4B: the MoE layout reproduces the HUB total and its published split") {
+  hfi::LocalSource source(hfi::testing::fixtures_dir() / "google/gemma-4-26B-A4B-it");
+  auto snap = hfi::load_snapshot(source);
+  REQUIRE(snap.ok());
+  auto built = hfi::build_report(*snap, hfi::ReportOptions{});
+  REQUIRE(built.ok());
+  const hfi::Report& r = *built;
+  REQUIRE(r.spec.has_value());
+  CHECK(r.params_source == "formula");
+  CHECK(r.params.total == 25'805'936'206);  // HUB
+  // Published split of the same total: 25,233,141,790 language model, 569,550,384 vision tower,
+  // 3,244,032 vision projection.
+  uint64_t vision = 0, projector = 0, routed = 0, stored = 0;
+  for (const auto& t : r.spec->tensors) {
+    stored += !t.optional;
+    if (t.role == hfi::Role::Vision) vision += t.params();
+    if (t.role == hfi::Role::Projector) projector += t.params();
+    if (t.role == hfi::Role::RoutedExpert) {
+      routed += t.params();
+      CHECK(t.active_num == 8);
+      CHECK(t.active_den == 128);
+    }
+  }
+  CHECK(stored == 1'013);  // tensors in the published header audit (the tied lm_head is not stored)
+  CHECK(vision == 569'550'384u);
+  CHECK(projector == 3'244'032u);
+  CHECK(r.params.total - vision - projector == 25'233'141'790u);
+  // 30 layers x 128 experts x 3 x 704 x 2,816
+  CHECK(routed == 30ull * 128 * 3 * 704 * 2'816);
+  // 25 sliding layers x 8 kv heads x (256 + 256) + 5 full layers x 2 kv heads x (512 + 512), 2 bytes
+  CHECK(r.kv.bytes_per_token == (25u * 8 * 512 + 5u * 2 * 1'024) * 2);
+  CHECK(r.kv.shared_kv_layers == 0);
+  CHECK(r.unknown_fields.empty());
 }
 
 TEST_CASE("metadata-only folder: names reconciled against the index, bytes against total_size") {

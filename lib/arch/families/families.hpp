@@ -36,5 +36,6 @@ Result<ArchModel> cohere2_spec(const ModelConfig& cfg);
 Result<ArchModel> qwen3_next_spec(const ModelConfig& cfg);
 Result<ArchModel> lfm2_spec(const ModelConfig& cfg);
 Result<ArchModel> nemotron_h_spec(const ModelConfig& cfg);
+Result<ArchModel> gemma4_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch
