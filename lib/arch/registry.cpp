@@ -28,6 +28,8 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("deepseek_v2", deepseek_v2_spec),
     HFI_SPEC("deepseek_v3", deepseek_v3_spec),
     HFI_SPEC("gpt_oss", gpt_oss_spec),
+    HFI_SPEC("llama4", llama4_spec),
+    HFI_SPEC("llama4_text", llama4_spec),
 };
 
 #undef HFI_SPEC
