@@ -30,6 +30,7 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("gpt_oss", gpt_oss_spec),
     HFI_SPEC("llama4", llama4_spec),
     HFI_SPEC("llama4_text", llama4_spec),
+    HFI_SPEC("mistral3", mistral3_spec),
 };
 
 #undef HFI_SPEC
