@@ -31,6 +31,7 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("llama4", llama4_spec),
     HFI_SPEC("llama4_text", llama4_spec),
     HFI_SPEC("mistral3", mistral3_spec),
+    HFI_SPEC("mistral4", mistral4_spec),
 };
 
 #undef HFI_SPEC

@@ -19,5 +19,6 @@ Result<ArchModel> deepseek_v3_spec(const ModelConfig& cfg);
 Result<ArchModel> gpt_oss_spec(const ModelConfig& cfg);
 Result<ArchModel> llama4_spec(const ModelConfig& cfg);
 Result<ArchModel> mistral3_spec(const ModelConfig& cfg);
+Result<ArchModel> mistral4_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch

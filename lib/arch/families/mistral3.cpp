@@ -6,8 +6,11 @@
 //  * multi_modal_projector.*: RMSNorm over the vision features, a patch merger folding each
 //    spatial_merge_size² block of patches into one (merging_layer [Hv, Hv*m²]), then a GELU MLP
 //    linear_1 [H, Hv*feature_layers] and linear_2 [H, H].
-// The text model is the plain mistral spec; its tensors live under "language_model.model." in the
-// checkpoint (transformers < 4.52 writers), which reconcile finds through embed_tokens.
+// The text model is the mistral spec (Small 3.x) or the mistral4 one (Small 4); its tensors live
+// under "language_model.model." (transformers < 4.52 writers) or "model.language_model." (later
+// ones), which reconcile finds through embed_tokens. Tower names are written from the checkpoint root as the older
+// writers store them ("vision_tower.", "multi_modal_projector."); later writers put them under
+// "model.".
 #include <algorithm>
 
 #include "arch/families/families.hpp"
@@ -59,18 +62,20 @@ void add_pixtral(ArchModel& m, const ConfigReader& r, uint64_t text_hidden) {
 }  // namespace
 
 Result<ArchModel> mistral3_spec(const ModelConfig& cfg) {
+  // Mistral Small 3.x wraps a "mistral" decoder, Mistral Small 4 a "mistral4" (MLA + MoE) one.
   std::string text_type = cfg.text_model_type();
-  if (text_type != "mistral" && text_type != "mistral3")
+  if (text_type != "mistral" && text_type != "mistral4" && text_type != "mistral3")
     throw SpecError("config.json: text_config.model_type \"" + text_type +
-                    "\" inside mistral3 has no spec here (mistral3 covers a \"mistral\" language model)");
-  auto text = mistral_spec(cfg);
+                    "\" inside mistral3 is neither \"mistral\" nor \"mistral4\"");
+  auto text = text_type == "mistral4" ? mistral4_spec(cfg) : mistral_spec(cfg);
   if (!text) return text;
   ArchModel m = std::move(text.value());
   m.family = "mistral3";
   ConfigReader r(cfg);
   add_pixtral(m, r, m.hidden_size);
   m.layer_summary += "; Pixtral vision tower + patch-merger projector";
-  m.structure_irrelevant_fields = {"image_token_index", "projector_hidden_act", "vision_feature_layer"};
+  for (const char* f : {"image_token_index", "projector_hidden_act", "vision_feature_layer"})
+    m.structure_irrelevant_fields.emplace_back(f);
   return m;
 }
 
