@@ -20,5 +20,7 @@ Result<ArchModel> gpt_oss_spec(const ModelConfig& cfg);
 Result<ArchModel> llama4_spec(const ModelConfig& cfg);
 Result<ArchModel> mistral3_spec(const ModelConfig& cfg);
 Result<ArchModel> mistral4_spec(const ModelConfig& cfg);
+// ", Llama-4 query temperature β=…" when rope_parameters.llama_4_scaling_beta is set (Mistral 4, Ministral 3).
+std::string describe_llama4_query_scaling(const ModelConfig& cfg);
 
 }  // namespace hfi::arch

@@ -8,6 +8,8 @@
 //    QK-norm (use_qk_norm) is a weightless L2 norm, so it adds no tensors.
 //  * A ViT vision encoder (class token, learned positions, unfold-conv patch embedding, biased
 //    attention/MLP, LayerNorm) whose pixel-shuffle adapter and a linear projector feed the text model.
+#include <optional>
+
 #include "arch/families/families.hpp"
 
 namespace hfi::arch {
@@ -127,13 +129,18 @@ Result<ArchModel> llama4_spec(const ModelConfig& cfg) {
     mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
     add_swiglu(m, f + "shared_expert.", l, d.hidden, moe_inter, Role::SharedExpert);
   }
+  // Newer configs spell the schedule out as layer_types (chunked_attention / full_attention).
+  std::optional<std::vector<AttentionKind>> kinds;
+  if (const Json* t = r.field({"layer_types"}); t && t->is_array() && !t->items().empty())
+    kinds = attention_kinds(r, layers);
   for (uint64_t i = 0; i < layers; ++i) {
     AttentionLayer a;
     a.heads = static_cast<uint32_t>(d.heads);
     a.kv_heads = static_cast<uint32_t>(d.kv_heads);
     a.qk_dim = a.v_dim = static_cast<uint32_t>(d.head_dim);
-    a.kind = rope[i] && chunk > 0 ? AttentionKind::Chunked : AttentionKind::Full;
+    a.kind = kinds ? (*kinds)[i] : rope[i] && chunk > 0 ? AttentionKind::Chunked : AttentionKind::Full;
     a.window = a.kind == AttentionKind::Chunked ? chunk : 0;
+    if (a.window == 0) a.kind = AttentionKind::Full;
     if (!rope[i]) ++nope_count;
     m.attention.push_back(a);
   }

@@ -64,13 +64,16 @@ void add_pixtral(ArchModel& m, const ConfigReader& r, uint64_t text_hidden) {
 Result<ArchModel> mistral3_spec(const ModelConfig& cfg) {
   // Mistral Small 3.x wraps a "mistral" decoder, Mistral Small 4 a "mistral4" (MLA + MoE) one.
   std::string text_type = cfg.text_model_type();
-  if (text_type != "mistral" && text_type != "mistral4" && text_type != "mistral3")
+  // Ministral 3 / Devstral Small 2 wrap "ministral3": Mistral's tensors plus a Llama-4 query
+  // temperature in rope_parameters, which adds none.
+  if (text_type != "mistral" && text_type != "ministral3" && text_type != "mistral4" && text_type != "mistral3")
     throw SpecError("config.json: text_config.model_type \"" + text_type +
-                    "\" inside mistral3 is neither \"mistral\" nor \"mistral4\"");
+                    "\" inside mistral3 is none of \"mistral\", \"ministral3\", \"mistral4\"");
   auto text = text_type == "mistral4" ? mistral4_spec(cfg) : mistral_spec(cfg);
   if (!text) return text;
   ArchModel m = std::move(text.value());
   m.family = "mistral3";
+  if (text_type == "ministral3") m.position_summary += describe_llama4_query_scaling(cfg);
   ConfigReader r(cfg);
   add_pixtral(m, r, m.hidden_size);
   m.layer_summary += "; Pixtral vision tower + patch-merger projector";

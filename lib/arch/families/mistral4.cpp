@@ -16,6 +16,16 @@
 
 namespace hfi::arch {
 
+std::string describe_llama4_query_scaling(const ModelConfig& cfg) {
+  const Json* rope = cfg.field({"rope_parameters", "rope_scaling"});
+  if (!rope || !rope->is_object()) return "";
+  const Json* beta = rope->find("llama_4_scaling_beta");
+  if (!beta || !beta->is_number() || beta->as_double().value_or(0) == 0) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", *beta->as_double());
+  return std::string(", Llama-4 query temperature β=") + buf;
+}
+
 Result<ArchModel> mistral4_spec(const ModelConfig& cfg) {
   ConfigReader r(cfg);
   ArchModel m;
@@ -51,13 +61,7 @@ Result<ArchModel> mistral4_spec(const ModelConfig& cfg) {
   add_mla_layers(m, layers, d);
 
   m.attention_summary = describe_mla(d);
-  m.position_summary = describe_rope(r);
-  if (const Json* rope = cfg.field({"rope_parameters", "rope_scaling"}); rope && rope->is_object())
-    if (const Json* beta = rope->find("llama_4_scaling_beta"); beta && beta->is_number() && *beta->as_double() != 0) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%g", *beta->as_double());
-      m.position_summary += std::string(", Llama-4 query temperature β=") + buf;
-    }
+  m.position_summary = describe_rope(r) + describe_llama4_query_scaling(cfg);
   m.norm_summary = "RMSNorm";
   m.activation_summary = describe_activation(r, true);
   m.layer_summary = std::to_string(layers) + " layers: " + std::to_string(std::min(first_dense, layers)) + " dense + " +
