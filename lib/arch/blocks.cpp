@@ -110,6 +110,58 @@ void add_gqa_attention(ArchModel& m, const std::string& p, int layer, const Atte
   }
 }
 
+MlaDims read_mla_dims(const ConfigReader& r) {
+  MlaDims d;
+  d.hidden = r.need({"hidden_size"});
+  d.heads = r.need({"num_attention_heads"});
+  // MLA caches one latent per token, not per-head keys; num_key_value_heads (= heads) is moot.
+  (void)r.get({"num_key_value_heads"}, d.heads);
+  d.q_lora = r.get({"q_lora_rank"}, 0);
+  d.kv_lora = r.need({"kv_lora_rank"});
+  d.nope = r.need({"qk_nope_head_dim"});
+  d.rope = r.need({"qk_rope_head_dim"});
+  d.v_dim = r.need({"v_head_dim"});
+  return d;
+}
+
+void add_mla_attention(ArchModel& m, const std::string& p, int layer, const MlaDims& d) {
+  uint64_t qk = d.nope + d.rope;
+  if (d.q_lora > 0) {
+    add(m, p + "q_a_proj.weight", {d.q_lora, d.hidden}, Role::Attention, layer);
+    if (d.bias) add(m, p + "q_a_proj.bias", {d.q_lora}, Role::Attention, layer);
+    add(m, p + "q_a_layernorm.weight", {d.q_lora}, Role::Attention, layer);
+    add(m, p + "q_b_proj.weight", {d.heads * qk, d.q_lora}, Role::Attention, layer);
+  } else {
+    add(m, p + "q_proj.weight", {d.heads * qk, d.hidden}, Role::Attention, layer);
+  }
+  add(m, p + "kv_a_proj_with_mqa.weight", {d.kv_lora + d.rope, d.hidden}, Role::Attention, layer);
+  if (d.bias) add(m, p + "kv_a_proj_with_mqa.bias", {d.kv_lora + d.rope}, Role::Attention, layer);
+  add(m, p + "kv_a_layernorm.weight", {d.kv_lora}, Role::Attention, layer);
+  add(m, p + "kv_b_proj.weight", {d.heads * (d.nope + d.v_dim), d.kv_lora}, Role::Attention, layer);
+  add(m, p + "o_proj.weight", {d.hidden, d.heads * d.v_dim}, Role::Attention, layer);
+  if (d.bias) add(m, p + "o_proj.bias", {d.hidden}, Role::Attention, layer);
+}
+
+void add_mla_layers(ArchModel& m, uint64_t layers, const MlaDims& d) {
+  for (uint64_t i = 0; i < layers; ++i) {
+    AttentionLayer a;
+    a.kind = AttentionKind::Mla;
+    a.heads = static_cast<uint32_t>(d.heads);
+    a.kv_heads = static_cast<uint32_t>(d.heads);
+    a.qk_dim = static_cast<uint32_t>(d.nope + d.rope);
+    a.v_dim = static_cast<uint32_t>(d.v_dim);
+    a.mla_latent = static_cast<uint32_t>(d.kv_lora);
+    a.mla_rope = static_cast<uint32_t>(d.rope);
+    m.attention.push_back(a);
+  }
+}
+
+std::string describe_mla(const MlaDims& d) {
+  return "MLA " + std::to_string(d.heads) + " heads, kv_lora_rank " + std::to_string(d.kv_lora) +
+         (d.q_lora ? ", q_lora_rank " + std::to_string(d.q_lora) : ", no q LoRA") + ", qk " + std::to_string(d.nope) +
+         "+" + std::to_string(d.rope) + " rope, v " + std::to_string(d.v_dim);
+}
+
 void add_swiglu(ArchModel& m, const std::string& p, int layer, uint64_t hidden, uint64_t inter, Role role, bool bias) {
   add(m, p + "gate_proj.weight", {inter, hidden}, role, layer);
   add(m, p + "up_proj.weight", {inter, hidden}, role, layer);

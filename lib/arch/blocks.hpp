@@ -50,6 +50,13 @@ struct AttentionDims {
   bool qk_norm = false;  // per-head RMSNorm on q and k (Qwen3, OLMo2 style)
 };
 
+// Multi-head latent attention (DeepSeek-V2/V3, Mistral 4): queries through an optional low-rank
+// path, keys and values rebuilt per head from one compressed latent plus a shared RoPE key.
+struct MlaDims {
+  uint64_t hidden = 0, heads = 0, q_lora = 0, kv_lora = 0, nope = 0, rope = 0, v_dim = 0;
+  bool bias = false;  // attention_bias: biases on q_a_proj (or q_proj), kv_a_proj_with_mqa and o_proj
+};
+
 void add(ArchModel& m, std::string name, std::vector<uint64_t> shape, Role role, int layer = -1);
 void add_embeddings(ArchModel& m, uint64_t vocab, uint64_t hidden, bool tied);
 void add_gqa_attention(ArchModel& m, const std::string& prefix, int layer, const AttentionDims& d);
@@ -62,6 +69,15 @@ void add_attention_sublayer(ArchModel& m, const std::string& layer_prefix, int l
 void finish_llama_like(ArchModel& m, const ConfigReader& r, uint64_t layers, const AttentionDims& d);
 // Marks every tensor added since `first` as used by k of E tokens' experts.
 void mark_routed(ArchModel& m, size_t first, uint32_t top_k, uint32_t experts);
+
+// hidden_size, num_attention_heads, q_lora_rank (0 = no query LoRA), kv_lora_rank, qk_nope_head_dim,
+// qk_rope_head_dim, v_head_dim.
+MlaDims read_mla_dims(const ConfigReader& r);
+// q_a_proj/q_a_layernorm/q_b_proj (or q_proj), kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj, o_proj.
+void add_mla_attention(ArchModel& m, const std::string& prefix, int layer, const MlaDims& d);
+// One Mla AttentionLayer per decoder layer: the cache holds the latent and the RoPE key.
+void add_mla_layers(ArchModel& m, uint64_t layers, const MlaDims& d);
+std::string describe_mla(const MlaDims& d);
 
 // Per-layer attention kinds from layer_types, or from sliding_window / use_sliding_window.
 std::vector<AttentionKind> attention_kinds(const ConfigReader& r, uint64_t layers);

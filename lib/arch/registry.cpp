@@ -46,6 +46,10 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("nemotron_h", nemotron_h_spec),
     HFI_SPEC("gemma4", gemma4_spec),
     HFI_SPEC("gemma4_text", gemma4_spec),
+    HFI_SPEC("llama4", llama4_spec),
+    HFI_SPEC("llama4_text", llama4_spec),
+    HFI_SPEC("mistral3", mistral3_spec),
+    HFI_SPEC("mistral4", mistral4_spec),
 };
 
 #undef HFI_SPEC

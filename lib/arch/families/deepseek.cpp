@@ -6,39 +6,11 @@
 namespace hfi::arch {
 namespace {
 
-struct MlaDims {
-  uint64_t hidden, heads, q_lora, kv_lora, nope, rope, v_dim;
-};
-
-void add_mla(ArchModel& m, const std::string& p, int layer, const MlaDims& d) {
-  uint64_t qk = d.nope + d.rope;
-  if (d.q_lora > 0) {
-    add(m, p + "q_a_proj.weight", {d.q_lora, d.hidden}, Role::Attention, layer);
-    add(m, p + "q_a_layernorm.weight", {d.q_lora}, Role::Attention, layer);
-    add(m, p + "q_b_proj.weight", {d.heads * qk, d.q_lora}, Role::Attention, layer);
-  } else {
-    add(m, p + "q_proj.weight", {d.heads * qk, d.hidden}, Role::Attention, layer);
-  }
-  add(m, p + "kv_a_proj_with_mqa.weight", {d.kv_lora + d.rope, d.hidden}, Role::Attention, layer);
-  add(m, p + "kv_a_layernorm.weight", {d.kv_lora}, Role::Attention, layer);
-  add(m, p + "kv_b_proj.weight", {d.heads * (d.nope + d.v_dim), d.kv_lora}, Role::Attention, layer);
-  add(m, p + "o_proj.weight", {d.hidden, d.heads * d.v_dim}, Role::Attention, layer);
-}
-
 Result<ArchModel> deepseek(const ModelConfig& cfg, const char* family, bool v3) {
   ConfigReader r(cfg);
   ArchModel m;
   m.family = family;
-  MlaDims d{};
-  d.hidden = r.need({"hidden_size"});
-  d.heads = r.need({"num_attention_heads"});
-  // MLA caches one latent per token, not per-head keys; num_key_value_heads (= heads) is moot.
-  (void)r.get({"num_key_value_heads"}, d.heads);
-  d.q_lora = r.get({"q_lora_rank"}, 0);
-  d.kv_lora = r.need({"kv_lora_rank"});
-  d.nope = r.need({"qk_nope_head_dim"});
-  d.rope = r.need({"qk_rope_head_dim"});
-  d.v_dim = r.need({"v_head_dim"});
+  MlaDims d = read_mla_dims(r);
   uint64_t layers = r.need({"num_hidden_layers"});
   uint64_t inter = r.need({"intermediate_size"});
   uint64_t experts = r.get({"n_routed_experts"}, 0);
@@ -60,7 +32,7 @@ Result<ArchModel> deepseek(const ModelConfig& cfg, const char* family, bool v3) 
     std::string p = "model.layers." + std::to_string(i) + ".";
     add(m, p + "input_layernorm.weight", {d.hidden}, Role::Norm, l);
     add(m, p + "post_attention_layernorm.weight", {d.hidden}, Role::Norm, l);
-    add_mla(m, p + "self_attn.", l, d);
+    add_mla_attention(m, p + "self_attn.", l, d);
     bool moe = experts > 0 && i >= first_dense && freq > 0 && i % freq == 0;
     if (!moe) {
       add_swiglu(m, p + "mlp.", l, d.hidden, inter, Role::Mlp);
@@ -87,20 +59,8 @@ Result<ArchModel> deepseek(const ModelConfig& cfg, const char* family, bool v3) 
   for (uint64_t i = 0; i < layers; ++i) add_layer(i, false);
   for (uint64_t k = 0; k < mtp_layers; ++k) add_layer(layers + k, true);
 
-  for (uint64_t i = 0; i < layers; ++i) {
-    AttentionLayer a;
-    a.kind = AttentionKind::Mla;
-    a.heads = static_cast<uint32_t>(d.heads);
-    a.kv_heads = static_cast<uint32_t>(d.heads);
-    a.qk_dim = static_cast<uint32_t>(d.nope + d.rope);
-    a.v_dim = static_cast<uint32_t>(d.v_dim);
-    a.mla_latent = static_cast<uint32_t>(d.kv_lora);
-    a.mla_rope = static_cast<uint32_t>(d.rope);
-    m.attention.push_back(a);
-  }
-  m.attention_summary = "MLA " + std::to_string(d.heads) + " heads, kv_lora_rank " + std::to_string(d.kv_lora) +
-                        (d.q_lora ? ", q_lora_rank " + std::to_string(d.q_lora) : ", no q LoRA") + ", qk " +
-                        std::to_string(d.nope) + "+" + std::to_string(d.rope) + " rope, v " + std::to_string(d.v_dim);
+  add_mla_layers(m, layers, d);
+  m.attention_summary = describe_mla(d);
   m.position_summary = describe_rope(r);
   m.norm_summary = "RMSNorm";
   m.activation_summary = describe_activation(r, true);

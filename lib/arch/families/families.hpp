@@ -37,5 +37,10 @@ Result<ArchModel> qwen3_next_spec(const ModelConfig& cfg);
 Result<ArchModel> lfm2_spec(const ModelConfig& cfg);
 Result<ArchModel> nemotron_h_spec(const ModelConfig& cfg);
 Result<ArchModel> gemma4_spec(const ModelConfig& cfg);
+Result<ArchModel> llama4_spec(const ModelConfig& cfg);
+Result<ArchModel> mistral3_spec(const ModelConfig& cfg);
+Result<ArchModel> mistral4_spec(const ModelConfig& cfg);
+// ", Llama-4 query temperature β=…" when rope_parameters.llama_4_scaling_beta is set (Mistral 4, Ministral 3).
+std::string describe_llama4_query_scaling(const ModelConfig& cfg);
 
 }  // namespace hfi::arch
