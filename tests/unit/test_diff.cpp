@@ -1,0 +1,71 @@
+// `hfinspect diff`: every expected difference below was read off the two published configs by
+// hand (fixtures/Qwen/Qwen3-8B/config.json, fixtures/Qwen/Qwen3-30B-A3B/config.json, ...), not
+// taken from a run of the tool.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "support/fixture_repo.hpp"
+#include "support/run_cli.hpp"
+
+namespace fs = std::filesystem;
+using hfi::testing::run_cli;
+
+namespace {
+std::string fixture(const std::string& repo) { return (hfi::testing::fixtures_dir() / repo).string(); }
+}  // namespace
+
+TEST_CASE("diff Qwen3-8B Qwen3-30B-A3B: sizes, the MoE fields, dense MLP swapped for experts") {
+  auto r = run_cli("diff " + fixture("Qwen/Qwen3-8B") + " " + fixture("Qwen/Qwen3-30B-A3B") + " --color never");
+  REQUIRE(r.code == 0);
+  const std::string& out = r.out;
+  CHECK_THAT(out, Catch::Contains("~ hidden_size: 4096 → 2048"));
+  CHECK_THAT(out, Catch::Contains("~ num_hidden_layers: 36 → 48"));
+  CHECK_THAT(out, Catch::Contains("~ intermediate_size: 12288 → 6144"));
+  CHECK_THAT(out, Catch::Contains("~ num_key_value_heads: 8 → 4"));
+  CHECK_THAT(out, Catch::Contains("~ model_type: \"qwen3\" → \"qwen3_moe\""));
+  for (const char* added : {"+ num_experts = 128", "+ num_experts_per_tok = 8", "+ moe_intermediate_size = 768",
+                            "+ decoder_sparse_step = 1", "+ norm_topk_prob = true"})
+    CHECK_THAT(out, Catch::Contains(added));
+  // Unchanged fields are not listed.
+  CHECK_THAT(out, !Catch::Contains("num_attention_heads") && !Catch::Contains("vocab_size") && !Catch::Contains("head_dim:"));
+  // Structure: the dense MLP goes, 128 experts per layer and a router arrive; attention is reshaped.
+  CHECK_THAT(out, Catch::Contains("- model.layers.{i}.mlp.gate_proj.weight: [12288, 4096] ×36"));
+  CHECK_THAT(out, Catch::Contains("+ model.layers.{i}.mlp.experts.{j}.gate_proj.weight: [768, 2048] ×6144"));  // 48 × 128
+  CHECK_THAT(out, Catch::Contains("+ model.layers.{i}.mlp.gate.weight: [128, 2048] ×48"));
+  CHECK_THAT(out, Catch::Contains("~ model.layers.{i}.self_attn.k_proj.weight: [1024, 4096] ×36 → [512, 2048] ×48"));
+  // Figures: 30,532,122,624 is the Hub total of Qwen3-30B-A3B (TRUTHS.md); 36 and 48 layers.
+  CHECK_THAT(out, Catch::Contains("→ 30,532,122,624"));
+  CHECK_THAT(out, Catch::Contains("layers: 36 → 48"));
+
+  auto json = run_cli("diff " + fixture("Qwen/Qwen3-8B") + " " + fixture("Qwen/Qwen3-30B-A3B") + " --format json");
+  REQUIRE(json.code == 0);
+  CHECK_THAT(json.out, Catch::Contains(R"("key": "num_experts")"));
+  CHECK_THAT(json.out, Catch::Contains(R"("source": "specs")"));
+  auto md = run_cli("diff " + fixture("Qwen/Qwen3-8B") + " " + fixture("Qwen/Qwen3-30B-A3B") + " --format markdown");
+  CHECK_THAT(md.out, Catch::Contains("| `hidden_size` | `4096` | `2048` |"));
+}
+
+TEST_CASE("diff A alone: a lightly edited Llama-3.1-8B config finds Llama-3.1-8B as its nearest reference") {
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "diff" / "llama-edit";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string config = hfi::testing::slurp(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B/config.json");
+  auto at = config.find("\"rope_theta\": 500000.0");
+  REQUIRE(at != std::string::npos);
+  config.replace(at, std::string("\"rope_theta\": 500000.0").size(), "\"rope_theta\": 1000000.0");
+  std::ofstream(dir / "config.json") << config;
+  auto r = run_cli("diff " + dir.string() + " --color never");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("B  meta-llama/Llama-3.1-8B"));
+  CHECK_THAT(r.out, Catch::Contains("nearest bundled reference"));
+  CHECK_THAT(r.out, Catch::Contains("~ rope_theta: 1000000.0 → 500000.0"));
+  CHECK_THAT(r.out, Catch::Contains("(1 changed, 0 added, 0 removed)"));
+  CHECK_THAT(r.out, Catch::Contains("0 patterns identical") == false);
+
+  // A bundled model is not its own relative: Llama-3.1-8B's nearest is another config.
+  auto self = run_cli("diff " + fixture("meta-llama/Llama-3.1-8B") + " --color never");
+  REQUIRE(self.code == 0);
+  CHECK_THAT(self.out, !Catch::Contains("B  meta-llama/Llama-3.1-8B"));
+  CHECK(run_cli("diff").code == 2);
+}
