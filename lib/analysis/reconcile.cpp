@@ -96,8 +96,10 @@ Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
       const ExpectedTensor& x = expected->tensors[e];
       std::string name = map_name(x.name, r);
       auto it = actual_index.find(name);
+      for (size_t k = 0; it == actual_index.end() && k < x.alternative_names.size(); ++k)
+        it = actual_index.find(map_name(x.alternative_names[k], r));
       if (it == actual_index.end()) {
-        if (x.optional) r.absent_by_design.push_back(name);
+        if (x.optional) (x.optional_part ? r.absent_parts : r.absent_by_design).push_back(name);
         else r.missing.push_back({name, x.role, x.params()});
         continue;
       }
@@ -149,8 +151,11 @@ IndexReconciliation reconcile_index(const ArchModel& expected, const Safetensors
   std::unordered_map<std::string_view, bool> listed;  // views into `index`
   listed.reserve(index.weight_map.size());
   for (const auto& [tensor, shard] : index.weight_map) listed[tensor] = true;
-  for (const auto& t : expected.tensors)
-    if (!t.optional || listed.count(map_name(t.name, named))) r.expected_bytes += t.params() * bytes_per_param;
+  for (const auto& t : expected.tensors) {
+    bool is_listed = listed.count(map_name(t.name, named)) > 0;
+    for (const auto& alt : t.alternative_names) is_listed = is_listed || listed.count(map_name(alt, named)) > 0;
+    if (!t.optional || is_listed) r.expected_bytes += t.params() * bytes_per_param;
+  }
   return r;
 }
 

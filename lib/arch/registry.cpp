@@ -28,6 +28,10 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("deepseek_v2", deepseek_v2_spec),
     HFI_SPEC("deepseek_v3", deepseek_v3_spec),
     HFI_SPEC("gpt_oss", gpt_oss_spec),
+    HFI_SPEC("bert", bert_spec),
+    HFI_SPEC("roberta", roberta_spec),
+    HFI_SPEC("xlm-roberta", xlm_roberta_spec),
+    HFI_SPEC("modernbert", modernbert_spec),
 };
 
 #undef HFI_SPEC

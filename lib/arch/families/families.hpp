@@ -17,5 +17,9 @@ Result<ArchModel> mixtral_spec(const ModelConfig& cfg);
 Result<ArchModel> deepseek_v2_spec(const ModelConfig& cfg);
 Result<ArchModel> deepseek_v3_spec(const ModelConfig& cfg);
 Result<ArchModel> gpt_oss_spec(const ModelConfig& cfg);
+Result<ArchModel> bert_spec(const ModelConfig& cfg);
+Result<ArchModel> roberta_spec(const ModelConfig& cfg);
+Result<ArchModel> xlm_roberta_spec(const ModelConfig& cfg);
+Result<ArchModel> modernbert_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch
