@@ -32,6 +32,7 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("roberta", roberta_spec),
     HFI_SPEC("xlm-roberta", xlm_roberta_spec),
     HFI_SPEC("modernbert", modernbert_spec),
+    HFI_SPEC("distilbert", distilbert_spec),
 };
 
 #undef HFI_SPEC

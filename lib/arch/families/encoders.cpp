@@ -271,6 +271,71 @@ Result<ArchModel> modernbert_spec(const ModelConfig& cfg) {
   return m;
 }
 
+// DistilBERT: BERT-base halved in depth, pre-named q/k/v/out_lin and ffn.lin1/lin2, no token types
+// and no pooler; its masked-LM head is vocab_transform + vocab_layer_norm + vocab_projector.
+Result<ArchModel> distilbert_spec(const ModelConfig& cfg) {
+  ConfigReader r(cfg);
+  ArchModel m;
+  m.family = "distilbert";
+  m.encoder_only = true;
+  m.prefix_anchor = "embeddings.word_embeddings.weight";
+  AttentionDims d;
+  d.hidden = r.need({"dim", "hidden_size"});
+  d.heads = d.kv_heads = r.need({"n_heads", "num_attention_heads"});
+  if (d.hidden % d.heads) throw SpecError("config.json: dim is not a multiple of n_heads");
+  d.head_dim = d.hidden / d.heads;
+  d.qkv_bias = d.o_bias = true;
+  uint64_t layers = r.need({"n_layers", "num_hidden_layers"});
+  uint64_t inter = r.need({"hidden_dim", "intermediate_size"});
+  uint64_t vocab = r.need({"vocab_size"});
+  uint64_t positions = r.need({"max_position_embeddings"});
+  bool sinusoidal = r.flag({"sinusoidal_pos_embds"}, false);
+  m.vocab_size = vocab;
+  m.hidden_size = d.hidden;
+
+  add(m, "model.embeddings.word_embeddings.weight", {vocab, d.hidden}, Role::Embedding);
+  // Sinusoidal tables are still an nn.Embedding filled at init, so they are stored either way.
+  add(m, "model.embeddings.position_embeddings.weight", {positions, d.hidden}, Role::Embedding);
+  add_layer_norm(m, "model.embeddings.LayerNorm.", d.hidden, Role::Norm, -1, false);
+  add_part(m, "model.embeddings.position_ids", {1, positions}, Role::Embedding);
+  for (uint64_t i = 0; i < layers; ++i) {
+    int l = static_cast<int>(i);
+    std::string p = "model.transformer.layer." + std::to_string(i) + ".";
+    for (const char* proj : {"q_lin", "k_lin", "v_lin", "out_lin"})
+      add_dense(m, p + "attention." + proj + ".", d.hidden, d.hidden, Role::Attention, l);
+    add_layer_norm(m, p + "sa_layer_norm.", d.hidden, Role::Norm, l, false);
+    add_dense(m, p + "ffn.lin1.", inter, d.hidden, Role::Mlp, l);
+    add_dense(m, p + "ffn.lin2.", d.hidden, inter, Role::Mlp, l);
+    add_layer_norm(m, p + "output_layer_norm.", d.hidden, Role::Norm, l, false);
+  }
+  for (uint64_t i = 0; i < layers; ++i) m.attention.push_back(encoder_attention(d, AttentionKind::Full, positions));
+
+  add_dense(m, "vocab_transform.", d.hidden, d.hidden, Role::Other, -1, true, true);
+  add_layer_norm(m, "vocab_layer_norm.", d.hidden, Role::Other, -1, false, true);
+  add_part(m, "vocab_projector.bias", {vocab}, Role::Other);
+  add_tied_decoder(m, "vocab_projector.weight", vocab, d.hidden);
+  if (architecture_has(r, "ForSequenceClassification") || architecture_has(r, "ForMultipleChoice"))
+    add_dense(m, "pre_classifier.", d.hidden, d.hidden, Role::Other, -1);
+  if (architecture_has(r, "ForSequenceClassification") || architecture_has(r, "ForTokenClassification"))
+    add_dense(m, "classifier.", num_labels(r), d.hidden, Role::Other, -1);
+  else if (architecture_has(r, "ForMultipleChoice"))
+    add_dense(m, "classifier.", 1, d.hidden, Role::Other, -1);
+  else if (architecture_has(r, "ForQuestionAnswering"))
+    add_dense(m, "qa_outputs.", 2, d.hidden, Role::Other, -1);
+
+  m.attention_summary = describe_attention(d) + ", bidirectional";
+  m.position_summary = std::string(sinusoidal ? "sinusoidal" : "learned") + " absolute positions, sequences of at most " +
+                       std::to_string(positions) + " tokens (attention FLOPs capped there)";
+  m.norm_summary = "LayerNorm after each sublayer (post-LN)";
+  std::string act = cfg.string({"activation"}).value_or("gelu");
+  m.activation_summary = act;
+  m.layer_summary = std::to_string(layers) + " × (bidirectional attention + dense MLP), encoder";
+  m.structure_irrelevant_fields = {"dropout", "attention_dropout", "qa_dropout", "seq_classif_dropout", "output_past",
+                                   "tie_weights_", "id2label", "label2id", "num_labels", "problem_type",
+                                   "finetuning_task"};
+  return m;
+}
+
 Result<ArchModel> bert_spec(const ModelConfig& cfg) { return bert_like(cfg, "bert", BertFlavour::Bert); }
 Result<ArchModel> roberta_spec(const ModelConfig& cfg) { return bert_like(cfg, "roberta", BertFlavour::Roberta); }
 Result<ArchModel> xlm_roberta_spec(const ModelConfig& cfg) { return bert_like(cfg, "xlm-roberta", BertFlavour::Roberta); }

@@ -21,5 +21,6 @@ Result<ArchModel> bert_spec(const ModelConfig& cfg);
 Result<ArchModel> roberta_spec(const ModelConfig& cfg);
 Result<ArchModel> xlm_roberta_spec(const ModelConfig& cfg);
 Result<ArchModel> modernbert_spec(const ModelConfig& cfg);
+Result<ArchModel> distilbert_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch
