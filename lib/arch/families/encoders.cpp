@@ -1,10 +1,12 @@
-// Encoder-only transformers: bert, roberta, xlm-roberta, modernbert. What sets them apart from the
+// Encoder-only transformers: bert, roberta, xlm-roberta, distilbert, modernbert. What sets them apart from the
 // decoder specs: attention is bidirectional and recomputed over the whole sequence on every pass,
 // so there is no KV cache (ArchModel::encoder_only); the stack is not under "model." but under the
 // task model's own prefix ("bert.", "roberta.", "model." for ModernBERT), found through the word
 // embedding; and checkpoints carry whatever heads the class that saved them had (pooler, masked-LM
 // and next-sentence heads, classifiers), so those are optional parts. The masked-LM decoder matrix
-// is tied to the word embedding and normally not stored.
+// is tied to the word embedding and normally not stored. Head transforms, poolers and classifiers
+// have Role::Other: lm_head then counts only that decoder matrix, so when it is absent the FLOPs
+// still include its projection (2 × vocab × hidden per token), as for a tied decoder head.
 //
 // BERT / RoBERTa / XLM-R: learned absolute positions (RoBERTa's start after the padding index, so
 // max_position_embeddings is 514 for 512 usable tokens), token-type embeddings, post-LayerNorm
@@ -13,6 +15,8 @@
 // ModernBERT: fused Wqkv, GeGLU MLP (Wi holds both halves), pre-norm without biases (layer 0 has no
 // attention norm: the embedding norm precedes it), RoPE with one theta for global and one for local
 // layers, and global attention every global_attn_every_n_layers layers, local windows elsewhere.
+// DistilBERT: six BERT layers with their own names (q_lin..., sa_layer_norm, ffn.lin1/lin2), no token
+// types, no pooler.
 #include "arch/blocks.hpp"
 #include "arch/families/families.hpp"
 
@@ -106,7 +110,8 @@ Result<ArchModel> bert_like(const ModelConfig& cfg, const char* family, BertFlav
   m.hidden_size = d.hidden;
 
   add(m, "model.embeddings.word_embeddings.weight", {vocab, d.hidden}, Role::Embedding);
-  if (!relative) add(m, "model.embeddings.position_embeddings.weight", {positions, d.hidden}, Role::Embedding);
+  // Stored with relative position types too (the embedding module always builds it).
+  add(m, "model.embeddings.position_embeddings.weight", {positions, d.hidden}, Role::Embedding);
   if (types > 0) add(m, "model.embeddings.token_type_embeddings.weight", {types, d.hidden}, Role::Embedding);
   add_layer_norm(m, "model.embeddings.LayerNorm.", d.hidden, Role::Norm, -1, legacy);
   // A buffer older transformers versions saved (the Hub counts its int64 elements as parameters).
@@ -126,7 +131,10 @@ Result<ArchModel> bert_like(const ModelConfig& cfg, const char* family, BertFlav
     add_layer_norm(m, p + "output.LayerNorm.", d.hidden, Role::Norm, l, legacy);
   }
   // RoBERTa numbers positions from padding_idx + 1, so two slots of its table are never used.
-  uint64_t longest = flavour == BertFlavour::Roberta ? positions - r.get({"pad_token_id"}, 1) - 1 : positions;
+  uint64_t pad = flavour == BertFlavour::Roberta ? r.get({"pad_token_id"}, 1) : 0;
+  if (flavour == BertFlavour::Roberta && positions <= pad + 1)
+    throw SpecError("config.json: max_position_embeddings leaves no positions past the padding index");
+  uint64_t longest = flavour == BertFlavour::Roberta ? positions - pad - 1 : positions;
   for (uint64_t i = 0; i < layers; ++i) m.attention.push_back(encoder_attention(d, AttentionKind::Full, longest));
 
   // Heads. Which ones a file holds depends on the class that saved it, not on the config
