@@ -119,7 +119,7 @@ TEST_CASE("modernbert spec: legacy and transformers 5 configs give the same layo
   }
   CHECK(a.attention[0].kind == hfi::AttentionKind::Full);
   CHECK(a.attention[1].kind == hfi::AttentionKind::Sliding);
-  CHECK(a.attention[1].window == 16);
+  CHECK(a.attention[1].window == 17);  // 8 keys either side and the token itself
   CHECK(a.attention[3].kind == hfi::AttentionKind::Full);
   CHECK(a.position_summary == b.position_summary);
   CHECK(a.tensors.size() == b.tensors.size());

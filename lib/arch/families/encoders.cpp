@@ -248,8 +248,8 @@ Result<ArchModel> modernbert_spec(const ModelConfig& cfg) {
   if (architecture_has(r, "ForSequenceClassification") || architecture_has(r, "ForTokenClassification"))
     add_dense(m, "classifier.", num_labels(r), d.hidden, Role::Other, -1);
 
-  // Global layers attend over the whole sequence; local ones over a window of local_attention
-  // tokens centred on the token (half before, half after).
+  // Global layers attend over the whole sequence; local ones over the keys within local_attention / 2
+  // positions either side of the token, itself included: local_attention + 1 keys (129 for 128).
   std::vector<AttentionKind> kinds(layers, AttentionKind::Full);
   if (r.field({"layer_types"})) kinds = attention_kinds(r, layers);
   else if (every > 0 && local > 0)
@@ -258,7 +258,8 @@ Result<ArchModel> modernbert_spec(const ModelConfig& cfg) {
   for (auto kind : kinds) {
     bool is_local = kind == AttentionKind::Sliding && local > 0;
     sliding += is_local;
-    m.attention.push_back(encoder_attention(d, is_local ? AttentionKind::Sliding : AttentionKind::Full, is_local ? local : positions));
+    m.attention.push_back(encoder_attention(d, is_local ? AttentionKind::Sliding : AttentionKind::Full,
+                                            is_local ? local / 2 * 2 + 1 : positions));
   }
 
   double global_theta = rope_theta_of(r, "global_rope_theta", "full_attention", 160000.0);
