@@ -131,18 +131,18 @@ std::string render_text(const Report& r, bool color) {
       line(out, st, "KV cache", "encoder: no KV cache");
       line(out, st, "", st.dim("bidirectional attention over the whole sequence, recomputed on every pass; nothing is kept between passes"));
     } else {
-    line(out, st, "KV cache", with_commas(r.kv.bytes_per_token) + " B/token at " + std::to_string(r.kv.bytes_per_element) +
-                                  " B/element (" + r.kv_dtype + ") · " + short_bytes(r.kv.bytes_at_context) + " at " +
-                                  with_commas(r.kv.context) + " tokens");
-    std::string detail = std::to_string(r.kv.attention_layers) + " attention layers";
-    if (r.kv.windowed_layers) detail += ", " + std::to_string(r.kv.windowed_layers) + " windowed (capped at their window)";
-    if (r.kv.mla_layers) detail += ", MLA: compressed latent + RoPE key cached";
-    if (r.kv.shared_kv_layers)
-      detail += ", " + std::to_string(r.kv.shared_kv_layers) + " more reuse an earlier layer's KV (not cached)";
-    if (r.kv.recurrent_layers)
-      detail += "; " + std::to_string(r.kv.recurrent_layers) + " recurrent layers keep " +
-                short_bytes(r.kv.recurrent_state_bytes) + " of state per sequence, whatever the context";
-    line(out, st, "", st.dim(detail));
+      line(out, st, "KV cache", with_commas(r.kv.bytes_per_token) + " B/token at " + std::to_string(r.kv.bytes_per_element) +
+                                    " B/element (" + r.kv_dtype + ") · " + short_bytes(r.kv.bytes_at_context) + " at " +
+                                    with_commas(r.kv.context) + " tokens");
+      std::string detail = std::to_string(r.kv.attention_layers) + " attention layers";
+      if (r.kv.windowed_layers) detail += ", " + std::to_string(r.kv.windowed_layers) + " windowed (capped at their window)";
+      if (r.kv.mla_layers) detail += ", MLA: compressed latent + RoPE key cached";
+      if (r.kv.shared_kv_layers)
+        detail += ", " + std::to_string(r.kv.shared_kv_layers) + " more reuse an earlier layer's KV (not cached)";
+      if (r.kv.recurrent_layers)
+        detail += "; " + std::to_string(r.kv.recurrent_layers) + " recurrent layers keep " +
+                  short_bytes(r.kv.recurrent_state_bytes) + " of state per sequence, whatever the context";
+      line(out, st, "", st.dim(detail));
     }
   }
   line(out, st, "Memory", "weights " + short_bytes(r.memory.weight_bytes) +
