@@ -138,6 +138,8 @@ KvCache compute_kv_cache(const ArchModel* spec, uint64_t context, uint32_t bytes
   kv.context = context;
   kv.bytes_per_element = bytes_per_element;
   if (!spec) return kv;
+  kv.encoder_only = spec->encoder_only;
+  if (kv.encoder_only) return kv;
   for (const auto& a : spec->attention) {
     if (a.recurrent_state_elements) {
       ++kv.recurrent_layers;

@@ -48,6 +48,7 @@ struct KvCache {
   uint32_t shared_kv_layers = 0;      // attention layers reading an earlier layer's KV (not cached twice)
   uint32_t recurrent_layers = 0;      // Mamba / delta-net / short-conv layers
   uint64_t recurrent_state_bytes = 0; // their fixed state per sequence, at bytes_per_element
+  bool encoder_only = false;          // bidirectional encoder: nothing is cached, every figure is 0
 };
 
 struct MemoryEstimate {

@@ -63,13 +63,15 @@ std::string tower_prefix(const std::string& lm_prefix) {
   return lm_prefix.ends_with("." + kLanguageModel) ? lm_prefix.substr(0, lm_prefix.size() - kLanguageModel.size()) : "";
 }
 
-std::string map_name(const ExpectedTensor& x, const Reconciliation& r) {
-  const std::string& canonical = x.name;
+// `canonical` is x.name or one of x.alternative_names.
+std::string map_name(const ExpectedTensor& x, const std::string& canonical, const Reconciliation& r) {
   if (x.verbatim) return canonical;
   if (canonical.starts_with("model.")) return r.lm_prefix + canonical.substr(6);
   if (canonical.starts_with("lm_head.")) return r.head_prefix + canonical.substr(8);
   return tower_prefix(r.lm_prefix) + canonical;
 }
+
+std::string map_name(const ExpectedTensor& x, const Reconciliation& r) { return map_name(x, x.name, r); }
 
 std::vector<PatternGroup> sorted_groups(std::map<std::string, PatternGroup>& groups) {
   std::vector<PatternGroup> out;
@@ -107,8 +109,10 @@ Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
       const ExpectedTensor& x = expected->tensors[e];
       std::string name = map_name(x, r);
       auto it = actual_index.find(name);
+      for (size_t k = 0; it == actual_index.end() && k < x.alternative_names.size(); ++k)
+        it = actual_index.find(map_name(x, x.alternative_names[k], r));
       if (it == actual_index.end()) {
-        if (x.optional) r.absent_by_design.push_back(name);
+        if (x.optional) (x.optional_part ? r.absent_parts : r.absent_by_design).push_back(name);
         else r.missing.push_back({name, x.role, x.params()});
         continue;
       }
@@ -160,8 +164,11 @@ IndexReconciliation reconcile_index(const ArchModel& expected, const Safetensors
   std::unordered_map<std::string_view, bool> listed;  // views into `index`
   listed.reserve(index.weight_map.size());
   for (const auto& [tensor, shard] : index.weight_map) listed[tensor] = true;
-  for (const auto& t : expected.tensors)
-    if (!t.optional || listed.count(map_name(t, named))) r.expected_bytes += t.params() * bytes_per_param;
+  for (const auto& t : expected.tensors) {
+    bool is_listed = listed.count(map_name(t, named)) > 0;
+    for (const auto& alt : t.alternative_names) is_listed = is_listed || listed.count(map_name(t, alt, named)) > 0;
+    if (!t.optional || is_listed) r.expected_bytes += t.params() * bytes_per_param;
+  }
   return r;
 }
 

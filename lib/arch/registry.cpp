@@ -50,6 +50,11 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("llama4_text", llama4_spec),
     HFI_SPEC("mistral3", mistral3_spec),
     HFI_SPEC("mistral4", mistral4_spec),
+    HFI_SPEC("bert", bert_spec),
+    HFI_SPEC("roberta", roberta_spec),
+    HFI_SPEC("xlm-roberta", xlm_roberta_spec),
+    HFI_SPEC("modernbert", modernbert_spec),
+    HFI_SPEC("distilbert", distilbert_spec),
 };
 
 #undef HFI_SPEC

@@ -49,6 +49,13 @@ struct ExpectedTensor {
   // Other layouts of the same tensor that writers use (gpt-oss experts saved unquantized are
   // stored [E, in, out] rather than [E, out, in]); any of them matches.
   std::vector<std::vector<uint64_t>> alternative_shapes;
+  // Other names of the same tensor that writers use (TF-era BERT checkpoints store LayerNorm
+  // "gamma"/"beta" where transformers now writes "weight"/"bias"); any of them matches.
+  std::vector<std::string> alternative_names;
+  // An optional part other than a tied weight: a pooler, a pretraining/task head or a saved buffer
+  // that checkpoints of this family may or may not carry (BERT's cls.* heads, position_ids). Set
+  // together with `optional`; reported apart from tied weights when absent.
+  bool optional_part = false;
   uint64_t params() const;
 };
 
@@ -82,6 +89,9 @@ struct ArchModel {
   // prefix for it ("model.", "model.language_model.", "transformer.", "") by locating the tensor
   // whose name ends in this anchor. Families without embed_tokens name their own (gpt2: "wte.weight").
   std::string prefix_anchor = "embed_tokens.weight";
+  // Bidirectional encoder (BERT family): every pass attends over the whole sequence and nothing is
+  // cached between passes, so there is no KV cache to report.
+  bool encoder_only = false;
   uint64_t vocab_size = 0;
   uint64_t hidden_size = 0;
   // One-line description pieces.

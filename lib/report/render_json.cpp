@@ -122,6 +122,7 @@ std::string render_json(const Report& r) {
                            .add("shared_kv_layers", static_cast<uint64_t>(r.kv.shared_kv_layers))
                            .add("recurrent_layers", static_cast<uint64_t>(r.kv.recurrent_layers))
                            .add("recurrent_state_bytes", r.kv.recurrent_state_bytes)
+                           .add("encoder_only", r.kv.encoder_only)
                            .done());
   root.add("memory", Obj()
                          .add("weight_bytes", r.memory.weight_bytes)
@@ -154,6 +155,7 @@ std::string render_json(const Report& r) {
       .add("unexplained_structures", groups(rc.unexplained_structures))
       .add("missing", Json::make_array(std::move(missing)))
       .add("absent_by_design", strings(rc.absent_by_design))
+      .add("absent_parts", strings(rc.absent_parts))
       .add("shape_mismatches", Json::make_array(std::move(mismatches)))
       .add("index_mismatches", strings(r.index_mismatches));
   if (r.index_reconcile) {

@@ -19,8 +19,12 @@ std::string render_markdown(const Report& r) {
   if (r.spec) {
     out += "| fixed FLOPs / token | " + short_flops(r.flops.fixed) + " |\n";
     out += "| attention FLOPs / token at " + with_commas(r.flops.context) + " | " + short_flops(r.flops.attention) + " |\n";
-    out += "| KV cache / token | " + with_commas(r.kv.bytes_per_token) + " B |\n";
-    out += "| KV cache at " + with_commas(r.kv.context) + " | " + short_bytes(r.kv.bytes_at_context) + " |\n";
+    if (r.kv.encoder_only) {
+      out += "| KV cache | encoder: no KV cache |\n";
+    } else {
+      out += "| KV cache / token | " + with_commas(r.kv.bytes_per_token) + " B |\n";
+      out += "| KV cache at " + with_commas(r.kv.context) + " | " + short_bytes(r.kv.bytes_at_context) + " |\n";
+    }
     if (r.kv.recurrent_layers)
       out += "| recurrent state / sequence (" + std::to_string(r.kv.recurrent_layers) + " layers) | " +
              short_bytes(r.kv.recurrent_state_bytes) + " |\n";

@@ -113,21 +113,26 @@ std::string render_text(const Report& r, bool color) {
   if (r.spec) {
     line(out, st, "Compute", short_flops(r.flops.fixed) + "FLOP/token fixed + " + short_flops(r.flops.attention) +
                                  "FLOP/token attention at " + with_commas(r.flops.context) + " context");
-    line(out, st, "KV cache", with_commas(r.kv.bytes_per_token) + " B/token at " + std::to_string(r.kv.bytes_per_element) +
-                                  " B/element (" + r.kv_dtype + ") · " + short_bytes(r.kv.bytes_at_context) + " at " +
-                                  with_commas(r.kv.context) + " tokens");
-    std::string detail = std::to_string(r.kv.attention_layers) + " attention layers";
-    if (r.kv.windowed_layers) detail += ", " + std::to_string(r.kv.windowed_layers) + " windowed (capped at their window)";
-    if (r.kv.mla_layers) detail += ", MLA: compressed latent + RoPE key cached";
-    if (r.kv.shared_kv_layers)
-      detail += ", " + std::to_string(r.kv.shared_kv_layers) + " more reuse an earlier layer's KV (not cached)";
-    if (r.kv.recurrent_layers)
-      detail += "; " + std::to_string(r.kv.recurrent_layers) + " recurrent layers keep " +
-                short_bytes(r.kv.recurrent_state_bytes) + " of state per sequence, whatever the context";
-    line(out, st, "", st.dim(detail));
+    if (r.kv.encoder_only) {
+      line(out, st, "KV cache", "encoder: no KV cache");
+      line(out, st, "", st.dim("bidirectional attention over the whole sequence, recomputed on every pass; nothing is kept between passes"));
+    } else {
+      line(out, st, "KV cache", with_commas(r.kv.bytes_per_token) + " B/token at " + std::to_string(r.kv.bytes_per_element) +
+                                    " B/element (" + r.kv_dtype + ") · " + short_bytes(r.kv.bytes_at_context) + " at " +
+                                    with_commas(r.kv.context) + " tokens");
+      std::string detail = std::to_string(r.kv.attention_layers) + " attention layers";
+      if (r.kv.windowed_layers) detail += ", " + std::to_string(r.kv.windowed_layers) + " windowed (capped at their window)";
+      if (r.kv.mla_layers) detail += ", MLA: compressed latent + RoPE key cached";
+      if (r.kv.shared_kv_layers)
+        detail += ", " + std::to_string(r.kv.shared_kv_layers) + " more reuse an earlier layer's KV (not cached)";
+      if (r.kv.recurrent_layers)
+        detail += "; " + std::to_string(r.kv.recurrent_layers) + " recurrent layers keep " +
+                  short_bytes(r.kv.recurrent_state_bytes) + " of state per sequence, whatever the context";
+      line(out, st, "", st.dim(detail));
+    }
   }
   line(out, st, "Memory", "weights " + short_bytes(r.memory.weight_bytes) +
-                              (r.spec ? " + KV " + short_bytes(r.memory.kv_bytes) + " = " + short_bytes(r.memory.total_bytes) +
+                              (r.spec && !r.kv.encoder_only ? " + KV " + short_bytes(r.memory.kv_bytes) + " = " + short_bytes(r.memory.total_bytes) +
                                             " at " + with_commas(r.kv.context) + " tokens, batch 1"
                                       : ""));
   if (r.quant_method || !r.storage.bookkeeping.empty()) {
@@ -144,6 +149,11 @@ std::string render_text(const Report& r, bool color) {
                                  (r.family.empty() ? "(no)" : r.family) + " spec, " + with_commas(rc.unexplained_tensors) +
                                  " unexplained (" + with_commas(rc.unexplained_params) + " params)");
   for (const auto& name : rc.absent_by_design) line(out, st, "", st.dim(name + " not stored: tied to the input embedding"));
+  if (!rc.absent_parts.empty()) {
+    std::string heads;
+    for (const auto& name : rc.absent_parts) heads += (heads.empty() ? "" : ", ") + name;
+    line(out, st, "", st.dim("optional, not in this checkpoint: " + heads));
+  }
   for (const auto& m : rc.missing) line(out, st, "", st.warn("missing ") + m.name + " (" + role_name(m.role) + ", " + with_commas(m.params) + ")");
   for (const auto& m : rc.shape_mismatches)
     line(out, st, "", st.warn("shape ") + m.name + ": expected " + shape_text(m.expected) + ", found " + shape_text(m.actual));

@@ -42,5 +42,10 @@ Result<ArchModel> mistral3_spec(const ModelConfig& cfg);
 Result<ArchModel> mistral4_spec(const ModelConfig& cfg);
 // ", Llama-4 query temperature β=…" when rope_parameters.llama_4_scaling_beta is set (Mistral 4, Ministral 3).
 std::string describe_llama4_query_scaling(const ModelConfig& cfg);
+Result<ArchModel> bert_spec(const ModelConfig& cfg);
+Result<ArchModel> roberta_spec(const ModelConfig& cfg);
+Result<ArchModel> xlm_roberta_spec(const ModelConfig& cfg);
+Result<ArchModel> modernbert_spec(const ModelConfig& cfg);
+Result<ArchModel> distilbert_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch

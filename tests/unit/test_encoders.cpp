@@ -1,0 +1,128 @@
+// Encoder specs beyond what the fixture catalog checks: the same family written by different
+// writers (TF-era gamma/beta vs weight/bias, with or without the task model's prefix, with or
+// without heads), the transformers 5 spelling of ModernBERT's attention layout, and the rule that
+// an encoder reports no KV cache.
+#include <catch2/catch.hpp>
+
+#include "analysis/metrics.hpp"
+#include "analysis/reconcile.hpp"
+#include "arch/spec.hpp"
+#include "formats/model_config.hpp"
+
+namespace {
+
+hfi::ModelConfig parse(const std::string& text) {
+  auto cfg = hfi::ModelConfig::parse(text, "config.json");
+  REQUIRE(cfg.ok());
+  return std::move(cfg.value());
+}
+
+hfi::ArchModel build(const std::string& text) {
+  hfi::ModelConfig cfg = parse(text);
+  const hfi::SpecEntry* entry = hfi::find_spec(cfg.model_type());
+  REQUIRE(entry != nullptr);
+  auto m = entry->build(cfg);
+  REQUIRE(m.ok());
+  return std::move(m.value());
+}
+
+// A checkpoint holding exactly the spec's tensors under `prefix` (spec names start with "model."),
+// LayerNorm leaves renamed when `legacy`, heads (names outside "model.") kept only when `heads`.
+hfi::StorageView checkpoint(const hfi::ArchModel& m, const std::string& prefix, bool legacy, bool heads) {
+  hfi::StorageView v;
+  for (const auto& t : m.tensors) {
+    bool in_model = t.name.rfind("model.", 0) == 0;
+    // Tied decoder, position_ids buffer and the duplicate decoder bias: never written here.
+    bool skipped_part = t.name.ends_with("position_ids") || t.name.ends_with("decoder.bias");
+    if (t.optional && (!t.optional_part || !heads || skipped_part)) continue;
+    std::string name = in_model ? prefix + t.name.substr(6) : t.name;
+    if (legacy && !t.alternative_names.empty()) name = in_model ? prefix + t.alternative_names[0].substr(6) : t.alternative_names[0];
+    hfi::LogicalTensor l;
+    l.name = name;
+    l.shape = t.shape;
+    l.params = t.params();
+    l.format = "F32";
+    v.logical.push_back(l);
+  }
+  return v;
+}
+
+const char* kBertTiny = R"({"model_type": "bert", "architectures": ["BertModel"], "hidden_size": 64,
+  "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100,
+  "max_position_embeddings": 32, "type_vocab_size": 2})";
+
+}  // namespace
+
+TEST_CASE("bert spec: gamma/beta and weight/bias writers, prefixed or bare, with or without heads") {
+  hfi::ArchModel m = build(kBertTiny);
+  CHECK(m.encoder_only);
+  for (bool legacy : {true, false})
+    for (const char* prefix : {"bert.", ""})
+      for (bool heads : {true, false}) {
+        INFO(legacy << " '" << prefix << "' " << heads);
+        hfi::StorageView v = checkpoint(m, prefix, legacy, heads);
+        hfi::Reconciliation r = hfi::reconcile(&m, v);
+        CHECK(r.lm_prefix == prefix);
+        CHECK(r.status == "complete");
+        CHECK(r.missing.empty());
+        CHECK(r.unexplained_tensors == 0);
+        CHECK(r.matched_tensors == v.logical.size());
+        if (heads) CHECK(r.absent_parts.size() == 2);  // position_ids, cls.predictions.decoder.bias
+        else CHECK(r.absent_parts.size() > 2);
+        CHECK(r.absent_by_design == std::vector<std::string>{"cls.predictions.decoder.weight"});
+      }
+}
+
+TEST_CASE("bert spec: a classifier named by architectures is required") {
+  hfi::ArchModel m = build(R"({"model_type": "bert", "architectures": ["BertForSequenceClassification"],
+    "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 1, "intermediate_size": 128,
+    "vocab_size": 100, "max_position_embeddings": 32, "id2label": {"0": "a", "1": "b", "2": "c"}})");
+  bool found = false;
+  for (const auto& t : m.tensors)
+    if (t.name == "classifier.weight") {
+      found = true;
+      CHECK(!t.optional);
+      CHECK(t.shape == std::vector<uint64_t>{3, 64});
+    }
+  CHECK(found);
+}
+
+TEST_CASE("encoders have no KV cache; attention FLOPs stop at the longest sequence") {
+  hfi::ArchModel m = build(kBertTiny);
+  hfi::KvCache kv = hfi::compute_kv_cache(&m, 8192, 2);
+  CHECK(kv.encoder_only);
+  CHECK(kv.bytes_per_token == 0);
+  CHECK(kv.bytes_at_context == 0);
+  hfi::ParamBreakdown p;
+  hfi::FlopsPerToken at_max = hfi::compute_flops(&m, p, 32);
+  hfi::FlopsPerToken beyond = hfi::compute_flops(&m, p, 8192);
+  CHECK(at_max.attention == 2ull * 2 * 4 * (16 + 16) * 32);  // 2 layers, 4 heads of 16, 32 tokens
+  CHECK(beyond.attention == at_max.attention);
+}
+
+TEST_CASE("modernbert spec: legacy and transformers 5 configs give the same layout") {
+  const char* legacy = R"({"model_type": "modernbert", "hidden_size": 64, "num_attention_heads": 4,
+    "num_hidden_layers": 4, "intermediate_size": 96, "vocab_size": 100, "max_position_embeddings": 256,
+    "global_attn_every_n_layers": 3, "local_attention": 16, "global_rope_theta": 160000.0,
+    "local_rope_theta": 10000.0, "norm_bias": false})";
+  const char* v5 = R"({"model_type": "modernbert", "hidden_size": 64, "num_attention_heads": 4,
+    "num_hidden_layers": 4, "intermediate_size": 96, "vocab_size": 100, "max_position_embeddings": 256,
+    "local_attention": 16, "layer_types": ["full_attention", "sliding_attention", "sliding_attention", "full_attention"],
+    "rope_parameters": {"full_attention": {"rope_theta": 160000.0, "rope_type": "default"},
+                        "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"}}})";
+  hfi::ArchModel a = build(legacy), b = build(v5);
+  REQUIRE(a.attention.size() == 4);
+  REQUIRE(b.attention.size() == 4);
+  for (size_t i = 0; i < 4; ++i) {
+    CHECK(a.attention[i].kind == b.attention[i].kind);
+    CHECK(a.attention[i].window == b.attention[i].window);
+  }
+  CHECK(a.attention[0].kind == hfi::AttentionKind::Full);
+  CHECK(a.attention[1].kind == hfi::AttentionKind::Sliding);
+  CHECK(a.attention[1].window == 17);  // 8 keys either side and the token itself
+  CHECK(a.attention[3].kind == hfi::AttentionKind::Full);
+  CHECK(a.position_summary == b.position_summary);
+  CHECK(a.tensors.size() == b.tensors.size());
+  // Layer 0 has no attention norm.
+  for (const auto& t : a.tensors) CHECK(t.name != "model.layers.0.attn_norm.weight");
+}
