@@ -99,6 +99,12 @@ static void dump_to(const Json& j, std::string& out) {
       char buf[40];
       double d = *j.as_double();
       if (!std::isfinite(d)) { out += "null"; break; }
+      // Whole values as Python writes them (1000000.0, not 1e+06): configs come from Python.
+      if (std::floor(d) == d && std::fabs(d) < 1e16) {
+        std::snprintf(buf, sizeof buf, "%.1f", d);
+        out += buf;
+        break;
+      }
       std::snprintf(buf, sizeof buf, "%.17g", d);
       // Prefer the shortest text that reads back to the same double.
       for (int precision = 1; precision <= 17; ++precision) {
