@@ -90,11 +90,17 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
   return p;
 }
 
-ParamBreakdown formula_params(const ArchModel& spec) {
+ParamBreakdown formula_params(const ArchModel& spec) { return formula_params(spec, {}); }
+
+ParamBreakdown formula_params(const ArchModel& spec, const std::vector<size_t>& stored_optional) {
   ParamBreakdown p;
   ExactShareSum active;
-  for (const auto& t : spec.tensors) {
-    if (t.optional) continue;
+  std::vector<bool> stored(spec.tensors.size(), false);
+  for (size_t i : stored_optional)
+    if (i < stored.size()) stored[i] = true;
+  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+    const ExpectedTensor& t = spec.tensors[i];
+    if (t.optional && !stored[i]) continue;
     p.total += t.params();
     if (t.mtp) {
       p.mtp += t.params();

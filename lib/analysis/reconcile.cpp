@@ -149,8 +149,12 @@ IndexReconciliation reconcile_index(const ArchModel& expected, const Safetensors
   std::unordered_map<std::string_view, bool> listed;  // views into `index`
   listed.reserve(index.weight_map.size());
   for (const auto& [tensor, shard] : index.weight_map) listed[tensor] = true;
-  for (const auto& t : expected.tensors)
-    if (!t.optional || listed.count(map_name(t.name, named))) r.expected_bytes += t.params() * bytes_per_param;
+  for (size_t i = 0; i < expected.tensors.size(); ++i) {
+    const ExpectedTensor& t = expected.tensors[i];
+    bool stored_optional = t.optional && listed.count(map_name(t.name, named));
+    if (stored_optional) r.listed_optional.push_back(i);
+    if (!t.optional || stored_optional) r.expected_bytes += t.params() * bytes_per_param;
+  }
   return r;
 }
 

@@ -61,6 +61,8 @@ struct IndexReconciliation {
   std::vector<PatternGroup> unexplained;
   uint64_t expected_bytes = 0;  // at the config's torch_dtype
   std::optional<uint64_t> total_size;
+  // Spec tensors marked optional (tied heads, buffers) that the index does list: they are stored.
+  std::vector<size_t> listed_optional;
 };
 IndexReconciliation reconcile_index(const ArchModel& expected, const SafetensorsIndex& index, uint32_t bytes_per_param);
 

@@ -28,6 +28,12 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("deepseek_v2", deepseek_v2_spec),
     HFI_SPEC("deepseek_v3", deepseek_v3_spec),
     HFI_SPEC("gpt_oss", gpt_oss_spec),
+    HFI_SPEC("phi3", phi3_spec),
+    HFI_SPEC("phi", phi_spec),
+    HFI_SPEC("starcoder2", starcoder2_spec),
+    HFI_SPEC("gpt2", gpt2_spec),
+    HFI_SPEC("gpt_neox", gpt_neox_spec),
+    HFI_SPEC("falcon", falcon_spec),
 };
 
 #undef HFI_SPEC

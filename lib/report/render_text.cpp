@@ -117,7 +117,9 @@ std::string render_text(const Report& r, bool color) {
     for (const auto& [role, n] : p.by_role)
       out += "  " + pad_right(role, 20) + pad_left(with_commas(n), 17) + "  " + bar(n, p.total, 24) + percent(n, p.total) + "\n";
   } else if (r.formula_total) {
-    line(out, st, "Parameters", with_commas(*r.formula_total) + " (" + short_count(*r.formula_total) + ") from the config formula (no safetensors headers)");
+    // r.params is the formula plus any optional tensor (tied head copy, buffer) the index lists.
+    line(out, st, "Parameters", with_commas(r.params.total) + " (" + short_count(r.params.total) + ") from the config formula (no safetensors headers)" +
+                                    (r.params.total != *r.formula_total ? ", incl. optional tensors the index lists" : ""));
   }
   if (r.formula_total && r.params_source == "safetensors" && *r.formula_total != r.reconcile.matched_params)
     line(out, st, "Formula", "config predicts " + with_commas(*r.formula_total) + "; the checkpoint's matched tensors hold " +
