@@ -61,7 +61,7 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
     }
     if (is_input_embedding(role)) p.embedding += t.params;
     if (role == Role::LmHead) p.lm_head += t.params;
-    if (role == Role::RoutingBias || role == Role::Vision || role == Role::Audio) continue;
+    if (role == Role::RoutingBias || role == Role::Buffer || role == Role::Vision || role == Role::Audio) continue;
     uint32_t num = x ? x->active_num : 1, den = x ? x->active_den : 1;
     active.add(t.params, num, den);
     if (is_input_embedding(role)) input_embedding_active += t.params;
@@ -84,6 +84,9 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
                                  "they only steer which experts are chosen and do no multiply-adds");
         break;
       }
+  if (by_role.count("buffer") && by_role["buffer"] > 0)
+    p.active_notes.push_back("stored buffers (causal-mask tables, rotary frequencies) count in the total, as the Hub counts "
+                             "them, but not as active: they are not weights");
   if (p.mtp > 0) p.active_notes.push_back("the multi-token-prediction module is not part of the per-token path");
   p.by_dtype = sorted(by_dtype);
   p.by_role = sorted(by_role);
@@ -108,7 +111,7 @@ ParamBreakdown formula_params(const ArchModel& spec, const std::vector<size_t>& 
     }
     if (is_input_embedding(t.role)) p.embedding += t.params();
     if (t.role == Role::LmHead) p.lm_head += t.params();
-    if (t.role != Role::RoutingBias && t.role != Role::Vision && t.role != Role::Audio)
+    if (t.role != Role::RoutingBias && t.role != Role::Buffer && t.role != Role::Vision && t.role != Role::Audio)
       active.add(t.params(), t.active_num, t.active_den);
   }
   p.active = active.total();

@@ -97,7 +97,7 @@ Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
       std::string name = map_name(x.name, r);
       auto it = actual_index.find(name);
       if (it == actual_index.end()) {
-        if (x.optional) r.absent_by_design.push_back(name);
+        if (x.optional) (x.role == Role::Buffer ? r.absent_buffers : r.absent_by_design).push_back(name);
         else r.missing.push_back({name, x.role, x.params()});
         continue;
       }

@@ -44,6 +44,7 @@ struct Reconciliation {
   std::vector<ShapeMismatch> shape_mismatches;
   std::vector<MissingTensor> missing;
   std::vector<std::string> absent_by_design;  // optional tensors not stored (tied lm_head)
+  std::vector<std::string> absent_buffers;    // optional buffers (Role::Buffer) a writer did not store
   std::vector<PatternGroup> unexplained;      // by pattern, largest first
   std::vector<PatternGroup> unexplained_structures;  // rolled up by leading name components
   uint64_t unexplained_tensors = 0;

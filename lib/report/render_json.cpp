@@ -175,6 +175,7 @@ std::string render_json(const Report& r) {
       .add("unexplained_structures", groups(rc.unexplained_structures))
       .add("missing", Json::make_array(std::move(missing)))
       .add("absent_by_design", strings(rc.absent_by_design))
+      .add("absent_buffers", strings(rc.absent_buffers))
       .add("shape_mismatches", Json::make_array(std::move(mismatches)))
       .add("index_mismatches", strings(r.index_mismatches));
   if (r.index_reconcile) {

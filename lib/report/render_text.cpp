@@ -160,6 +160,9 @@ std::string render_text(const Report& r, bool color) {
                                  (r.family.empty() ? "(no)" : r.family) + " spec, " + with_commas(rc.unexplained_tensors) +
                                  " unexplained (" + with_commas(rc.unexplained_params) + " params)");
   for (const auto& name : rc.absent_by_design) line(out, st, "", st.dim(name + " not stored: tied to the input embedding"));
+  if (!rc.absent_buffers.empty())
+    line(out, st, "", st.dim(std::to_string(rc.absent_buffers.size()) + " optional buffers not stored (e.g. " +
+                             rc.absent_buffers.front() + "): older writers saved them, they are not weights"));
   for (const auto& m : rc.missing) line(out, st, "", st.warn("missing ") + m.name + " (" + role_name(m.role) + ", " + with_commas(m.params) + ")");
   for (const auto& m : rc.shape_mismatches)
     line(out, st, "", st.warn("shape ") + m.name + ": expected " + shape_text(m.expected) + ", found " + shape_text(m.actual));

@@ -9,9 +9,9 @@
 //   falcon     - fused query_key_value for MHA, MQA (one KV head) or grouped KV
 //                (new_decoder_architecture), parallel attention, word_embeddings, no linear bias.
 // Old GPT-2 and GPT-NeoX checkpoints also carry non-parameter buffers (causal-mask tables, the
-// masked_bias constant, rotary inv_freq). They are listed as optional tensors of role Other: a file
+// masked_bias constant, rotary inv_freq). They are listed as optional tensors of role Buffer: a file
 // that has them reconciles, one that lacks them is not missing anything, and the parameter total
-// is what the file holds (the Hub counts them the same way).
+// is what the file holds (the Hub counts them the same way); they are never active (no multiply-adds).
 #include <cstdio>
 
 #include "arch/families/families.hpp"
@@ -34,7 +34,7 @@ void add_linear(ArchModel& m, const std::string& name, uint64_t out, uint64_t in
 
 // A stored buffer that is not a parameter; present in some writers' files only.
 void add_buffer(ArchModel& m, const std::string& name, std::vector<uint64_t> shape, int layer) {
-  add(m, name, std::move(shape), Role::Other, layer);
+  add(m, name, std::move(shape), Role::Buffer, layer);
   m.tensors.back().optional = true;
 }
 
