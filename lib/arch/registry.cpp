@@ -30,9 +30,7 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("gpt_oss", gpt_oss_spec),
     HFI_SPEC("phi3", phi3_spec),
     HFI_SPEC("phi", phi_spec),
-    HFI_SPEC("starcoder2", starcoder2_spec),
     HFI_SPEC("gpt2", gpt2_spec),
-    HFI_SPEC("gpt_neox", gpt_neox_spec),
     HFI_SPEC("falcon", falcon_spec),
 };
 

@@ -2,16 +2,14 @@
 //   phi3       - Llama layout with q/k/v fused into qkv_proj and gate/up fused into gate_up_proj.
 //   phi        - one LayerNorm per layer feeding attention and MLP in parallel, biased q/k/v/dense,
 //                fc1/fc2 GELU MLP, partial rotary, final_layernorm, lm_head with a bias.
-//   starcoder2 - GQA with biases, LayerNorm with bias, c_fc/c_proj GELU MLP, sliding window.
 //   gpt2       - Conv1D weights stored [in, out], fused c_attn, learned positions (wpe), no
 //                "model." level (names may have no prefix at all: anchored on wte.weight).
-//   gpt_neox   - fused query_key_value, embed_in/embed_out, parallel residual, rotary_pct.
 //   falcon     - fused query_key_value for MHA, MQA (one KV head) or grouped KV
 //                (new_decoder_architecture), parallel attention, word_embeddings, no linear bias.
-// Old GPT-2 and GPT-NeoX checkpoints also carry non-parameter buffers (causal-mask tables, the
-// masked_bias constant, rotary inv_freq). They are listed as optional tensors of role Buffer: a file
-// that has them reconciles, one that lacks them is not missing anything, and the parameter total
-// is what the file holds (the Hub counts them the same way); they are never active (no multiply-adds).
+// Old GPT-2 checkpoints also carry non-parameter buffers (causal-mask tables, the masked_bias
+// constant). They are listed as optional tensors of role Buffer: a file that has them reconciles,
+// one that lacks them is not missing anything, and the parameter total is what the file holds (the
+// Hub counts them the same way); they are never active (no multiply-adds).
 #include <cstdio>
 
 #include "arch/families/families.hpp"
@@ -60,10 +58,6 @@ std::string rope_with_fraction(const ConfigReader& r, double fraction) {
   std::string out = describe_rope(r);
   if (fraction > 0 && fraction < 1) out += ", rotary on " + format_fraction(fraction * 100) + "% of head_dim";
   return out;
-}
-
-uint64_t rotary_dims(uint64_t head_dim, double fraction) {
-  return static_cast<uint64_t>(static_cast<double>(head_dim) * fraction);
 }
 
 }  // namespace
@@ -153,45 +147,6 @@ Result<ArchModel> phi_spec(const ModelConfig& cfg) {
   return m;
 }
 
-// ---- starcoder2 --------------------------------------------------------------------------------
-
-Result<ArchModel> starcoder2_spec(const ModelConfig& cfg) {
-  ConfigReader r(cfg);
-  ArchModel m;
-  m.family = "starcoder2";
-  AttentionDims d = read_attention_dims(r);
-  bool bias = r.flag({"use_bias"}, true);
-  d.qkv_bias = d.o_bias = bias;
-  uint64_t layers = r.need({"num_hidden_layers"});
-  uint64_t inter = r.need({"intermediate_size"});
-  uint64_t vocab = r.need({"vocab_size"});
-  bool tied = r.flag({"tie_word_embeddings"}, true);
-  set_dims(m, vocab, d.hidden, tied);
-  add(m, "model.embed_tokens.weight", {vocab, d.hidden}, Role::Embedding);
-  for (uint64_t i = 0; i < layers; ++i) {
-    int l = static_cast<int>(i);
-    std::string p = layer_prefix("model.layers.", i);
-    add_layernorm(m, p + "input_layernorm", d.hidden, l);
-    add_layernorm(m, p + "post_attention_layernorm", d.hidden, l);
-    add_gqa_attention(m, p + "self_attn.", l, d);
-    add_linear(m, p + "mlp.c_fc", inter, d.hidden, Role::Mlp, l, bias);
-    add_linear(m, p + "mlp.c_proj", d.hidden, inter, Role::Mlp, l, bias);
-  }
-  add_layernorm(m, "model.norm", d.hidden, -1);
-  add_head(m, "lm_head", vocab, d.hidden, tied);
-  add_attention_layers(m, r, layers, d);
-  m.attention_summary = describe_attention(d) + (bias ? ", output bias" : "");
-  m.position_summary = describe_rope(r);
-  m.norm_summary = "LayerNorm with bias";
-  m.activation_summary = describe_activation(r, false) + " (c_fc/c_proj)";
-  size_t sliding = 0;
-  for (const auto& a : m.attention) sliding += a.kind == AttentionKind::Sliding;
-  m.layer_summary = std::to_string(layers) + " × (attention + dense MLP)" +
-                    (sliding ? ", sliding window " + std::to_string(r.get({"sliding_window"}, 0)) + " tokens" : "");
-  m.structure_irrelevant_fields = {"residual_dropout", "embedding_dropout", "norm_epsilon"};
-  return m;
-}
-
 // ---- gpt2 --------------------------------------------------------------------------------------
 
 Result<ArchModel> gpt2_spec(const ModelConfig& cfg) {
@@ -248,56 +203,6 @@ Result<ArchModel> gpt2_spec(const ModelConfig& cfg) {
                                    "scale_attn_weights", "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn",
                                    "summary_type", "summary_use_proj", "summary_activation", "summary_proj_to_labels",
                                    "summary_first_dropout", "task_specific_params"};
-  return m;
-}
-
-// ---- gpt_neox ----------------------------------------------------------------------------------
-
-Result<ArchModel> gpt_neox_spec(const ModelConfig& cfg) {
-  ConfigReader r(cfg);
-  ArchModel m;
-  m.family = "gpt_neox";
-  m.prefix_anchor = "embed_in.weight";
-  AttentionDims d = read_attention_dims(r);
-  bool bias = r.flag({"attention_bias"}, true);
-  d.qkv_bias = d.o_bias = bias;
-  uint64_t layers = r.need({"num_hidden_layers"});
-  uint64_t inter = r.need({"intermediate_size"});
-  uint64_t vocab = r.need({"vocab_size"});
-  uint64_t positions = r.get({"max_position_embeddings"}, 2048);
-  double rotary = r.number({"rotary_pct", "partial_rotary_factor"}, 0.25);
-  bool parallel = r.flag({"use_parallel_residual"}, true);
-  bool tied = r.flag({"tie_word_embeddings"}, false);
-  set_dims(m, vocab, d.hidden, tied);
-  add(m, "model.embed_in.weight", {vocab, d.hidden}, Role::Embedding);
-  uint64_t rot = rotary_dims(d.head_dim, rotary);
-  for (uint64_t i = 0; i < layers; ++i) {
-    int l = static_cast<int>(i);
-    std::string p = layer_prefix("model.layers.", i);
-    add_layernorm(m, p + "input_layernorm", d.hidden, l);
-    add_layernorm(m, p + "post_attention_layernorm", d.hidden, l);
-    // Fused per head: [q_h, k_h, v_h] for each head h.
-    add_linear(m, p + "attention.query_key_value", 3 * d.heads * d.head_dim, d.hidden, Role::Attention, l, bias);
-    add_linear(m, p + "attention.dense", d.hidden, d.heads * d.head_dim, Role::Attention, l, bias);
-    add_linear(m, p + "mlp.dense_h_to_4h", inter, d.hidden, Role::Mlp, l, true);
-    add_linear(m, p + "mlp.dense_4h_to_h", d.hidden, inter, Role::Mlp, l, true);
-    // Buffers saved by older transformers versions (Pythia checkpoints): causal mask, its fill
-    // value, and the rotary frequencies.
-    add_buffer(m, p + "attention.bias", {1, 1, positions, positions}, l);
-    add_buffer(m, p + "attention.masked_bias", {}, l);
-    add_buffer(m, p + "attention.rotary_emb.inv_freq", {rot / 2}, l);
-  }
-  add_layernorm(m, "model.final_layer_norm", d.hidden, -1);
-  // The head sits outside the gpt_neox. stack: its name is not mapped.
-  add(m, "embed_out.weight", {vocab, d.hidden}, Role::LmHead);
-  m.tensors.back().optional = tied;
-  add_attention_layers(m, r, layers, d);
-  m.attention_summary = describe_attention(d) + ", fused query_key_value" + (bias ? ", biases" : "");
-  m.position_summary = rope_with_fraction(r, rotary);
-  m.norm_summary = "LayerNorm with bias";
-  m.activation_summary = describe_activation(r, false);
-  m.layer_summary = std::to_string(layers) + " × (" + (parallel ? "parallel residual: " : "") + "attention + dense MLP)";
-  m.structure_irrelevant_fields = {"hidden_dropout", "classifier_dropout", "rotary_emb_base", "layer_norm_eps"};
   return m;
 }
 

@@ -19,9 +19,7 @@ Result<ArchModel> deepseek_v3_spec(const ModelConfig& cfg);
 Result<ArchModel> gpt_oss_spec(const ModelConfig& cfg);
 Result<ArchModel> phi3_spec(const ModelConfig& cfg);
 Result<ArchModel> phi_spec(const ModelConfig& cfg);
-Result<ArchModel> starcoder2_spec(const ModelConfig& cfg);
 Result<ArchModel> gpt2_spec(const ModelConfig& cfg);
-Result<ArchModel> gpt_neox_spec(const ModelConfig& cfg);
 Result<ArchModel> falcon_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch
