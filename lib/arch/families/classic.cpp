@@ -92,6 +92,14 @@ Result<ArchModel> phi3_spec(const ModelConfig& cfg) {
   m.attention_summary += ", fused qkv_proj";
   m.position_summary = rope_with_fraction(r, rotary);
   m.activation_summary += ", fused gate_up_proj";
+  // Phi-3.5 / Phi-4-mini configs set sliding_window beyond max_position_embeddings: no token ever
+  // leaves the window, so those layers cache like full attention.
+  uint64_t max_positions = r.get({"max_position_embeddings"}, 0);
+  for (auto& a : m.attention)
+    if (a.kind == AttentionKind::Sliding && max_positions > 0 && a.window >= max_positions) {
+      a.kind = AttentionKind::Full;
+      a.window = 0;
+    }
   size_t sliding = 0;
   for (const auto& a : m.attention) sliding += a.kind == AttentionKind::Sliding;
   m.layer_summary = std::to_string(layers) + " × (attention + dense MLP)" +
