@@ -10,7 +10,7 @@ bool is_input_embedding(Role r) { return r == Role::Embedding || r == Role::PerL
 // Encoders and the projectors that map their output into the text width run once per image or
 // audio clip, not once per generated token; selection-only biases do no multiply-adds.
 bool off_token_path(Role r) {
-  return r == Role::RoutingBias || r == Role::Vision || r == Role::Audio || r == Role::Projector;
+  return r == Role::RoutingBias || r == Role::Buffer || r == Role::Vision || r == Role::Audio || r == Role::Projector;
 }
 
 // Without a spec, the only roles we dare guess are the embedding and the head.
@@ -89,17 +89,26 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
                                  "they only steer which experts are chosen and do no multiply-adds");
         break;
       }
+  if (by_role.count("buffer") && by_role["buffer"] > 0)
+    p.active_notes.push_back("stored buffers (causal-mask tables, rotary frequencies) count in the total, as the Hub counts "
+                             "them, but not as active: they are not weights");
   if (p.mtp > 0) p.active_notes.push_back("the multi-token-prediction module is not part of the per-token path");
   p.by_dtype = sorted(by_dtype);
   p.by_role = sorted(by_role);
   return p;
 }
 
-ParamBreakdown formula_params(const ArchModel& spec) {
+ParamBreakdown formula_params(const ArchModel& spec) { return formula_params(spec, {}); }
+
+ParamBreakdown formula_params(const ArchModel& spec, const std::vector<size_t>& stored_optional) {
   ParamBreakdown p;
   ExactShareSum active;
-  for (const auto& t : spec.tensors) {
-    if (t.optional) continue;
+  std::vector<bool> stored(spec.tensors.size(), false);
+  for (size_t i : stored_optional)
+    if (i < stored.size()) stored[i] = true;
+  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+    const ExpectedTensor& t = spec.tensors[i];
+    if (t.optional && !stored[i]) continue;
     p.total += t.params();
     if (t.mtp) {
       p.mtp += t.params();

@@ -60,6 +60,8 @@ struct MemoryEstimate {
 // What config.json alone predicts (no headers): total, active and the embedding/head/MTP split.
 // Optional tensors (a tied head) are left out.
 ParamBreakdown formula_params(const ArchModel& spec);
+// The same, also counting the optional tensors at these indices (an index lists them as stored).
+ParamBreakdown formula_params(const ArchModel& spec, const std::vector<size_t>& stored_optional);
 
 ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage, const Reconciliation& rec);
 FlopsPerToken compute_flops(const ArchModel* spec, const ParamBreakdown& params, uint64_t context);

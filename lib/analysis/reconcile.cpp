@@ -112,7 +112,7 @@ Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
       for (size_t k = 0; it == actual_index.end() && k < x.alternative_names.size(); ++k)
         it = actual_index.find(map_name(x, x.alternative_names[k], r));
       if (it == actual_index.end()) {
-        if (x.optional) (x.optional_part ? r.absent_parts : r.absent_by_design).push_back(name);
+        if (x.optional) (x.optional_part || x.role == Role::Buffer ? r.absent_parts : r.absent_by_design).push_back(name);
         else r.missing.push_back({name, x.role, x.params()});
         continue;
       }
@@ -164,10 +164,13 @@ IndexReconciliation reconcile_index(const ArchModel& expected, const Safetensors
   std::unordered_map<std::string_view, bool> listed;  // views into `index`
   listed.reserve(index.weight_map.size());
   for (const auto& [tensor, shard] : index.weight_map) listed[tensor] = true;
-  for (const auto& t : expected.tensors) {
+  for (size_t i = 0; i < expected.tensors.size(); ++i) {
+    const ExpectedTensor& t = expected.tensors[i];
     bool is_listed = listed.count(map_name(t, named)) > 0;
     for (const auto& alt : t.alternative_names) is_listed = is_listed || listed.count(map_name(t, alt, named)) > 0;
-    if (!t.optional || is_listed) r.expected_bytes += t.params() * bytes_per_param;
+    bool stored_optional = t.optional && is_listed;
+    if (stored_optional) r.listed_optional.push_back(i);
+    if (!t.optional || stored_optional) r.expected_bytes += t.params() * bytes_per_param;
   }
   return r;
 }

@@ -44,7 +44,7 @@ struct Reconciliation {
   std::vector<ShapeMismatch> shape_mismatches;
   std::vector<MissingTensor> missing;
   std::vector<std::string> absent_by_design;  // optional tensors not stored (tied lm_head)
-  std::vector<std::string> absent_parts;      // optional poolers / task heads / buffers not stored
+  std::vector<std::string> absent_parts;      // optional poolers / task heads / buffers (Role::Buffer) not stored
   std::vector<PatternGroup> unexplained;      // by pattern, largest first
   std::vector<PatternGroup> unexplained_structures;  // rolled up by leading name components
   uint64_t unexplained_tensors = 0;
@@ -62,6 +62,8 @@ struct IndexReconciliation {
   std::vector<PatternGroup> unexplained;
   uint64_t expected_bytes = 0;  // at the config's torch_dtype
   std::optional<uint64_t> total_size;
+  // Spec tensors marked optional (tied heads, buffers) that the index does list: they are stored.
+  std::vector<size_t> listed_optional;
 };
 IndexReconciliation reconcile_index(const ArchModel& expected, const SafetensorsIndex& index, uint32_t bytes_per_param);
 

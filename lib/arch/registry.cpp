@@ -55,6 +55,10 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("xlm-roberta", xlm_roberta_spec),
     HFI_SPEC("modernbert", modernbert_spec),
     HFI_SPEC("distilbert", distilbert_spec),
+    HFI_SPEC("phi3", phi3_spec),
+    HFI_SPEC("phi", phi_spec),
+    HFI_SPEC("gpt2", gpt2_spec),
+    HFI_SPEC("falcon", falcon_spec),
 };
 
 #undef HFI_SPEC

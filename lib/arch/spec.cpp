@@ -18,6 +18,7 @@ const char* role_name(Role r) {
     case Role::Vision: return "vision";
     case Role::Audio: return "audio";
     case Role::Projector: return "projector";
+    case Role::Buffer: return "buffer";
     case Role::Other: return "other";
   }
   return "other";

@@ -28,6 +28,7 @@ enum class Role {
   Vision,
   Audio,
   Projector,          // multimodal projector / embedder
+  Buffer,             // stored non-parameter tensor (causal-mask table, rotary inv_freq): no multiply-adds
   Other,
 };
 

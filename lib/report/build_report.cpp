@@ -118,7 +118,8 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
     if (snap.shards.empty()) {
       // No headers to count: the config formula is the best figure there is, and says so.
       r.params_source = "formula";
-      r.params = formula;
+      // What the index lists is what the repo stores: a tied head or a buffer it lists counts.
+      r.params = r.index_reconcile ? formula_params(*spec, r.index_reconcile->listed_optional) : formula;
       r.reconcile = Reconciliation{};
       r.reconcile.status = r.index_reconcile ? "names-only" : "no-weights";
     }

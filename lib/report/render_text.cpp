@@ -103,7 +103,9 @@ std::string render_text(const Report& r, bool color) {
     for (const auto& [role, n] : p.by_role)
       out += "  " + pad_right(role, 20) + pad_left(with_commas(n), 17) + "  " + bar(n, p.total, 24) + percent(n, p.total) + "\n";
   } else if (r.formula_total) {
-    line(out, st, "Parameters", with_commas(*r.formula_total) + " (" + short_count(*r.formula_total) + ") from the config formula (no safetensors headers)");
+    // r.params is the formula plus any optional tensor (tied head copy, buffer) the index lists.
+    line(out, st, "Parameters", with_commas(r.params.total) + " (" + short_count(r.params.total) + ") from the config formula (no safetensors headers)" +
+                                    (r.params.total != *r.formula_total ? ", incl. optional tensors the index lists" : ""));
   }
   if (r.formula_total && r.params_source == "safetensors" && *r.formula_total != r.reconcile.matched_params)
     line(out, st, "Formula", "config predicts " + with_commas(*r.formula_total) + "; the checkpoint's matched tensors hold " +
@@ -150,9 +152,10 @@ std::string render_text(const Report& r, bool color) {
                                  " unexplained (" + with_commas(rc.unexplained_params) + " params)");
   for (const auto& name : rc.absent_by_design) line(out, st, "", st.dim(name + " not stored: tied to the input embedding"));
   if (!rc.absent_parts.empty()) {
-    std::string heads;
-    for (const auto& name : rc.absent_parts) heads += (heads.empty() ? "" : ", ") + name;
-    line(out, st, "", st.dim("optional, not in this checkpoint: " + heads));
+    std::string parts;
+    for (size_t i = 0; i < rc.absent_parts.size() && i < 4; ++i) parts += (parts.empty() ? "" : ", ") + rc.absent_parts[i];
+    if (rc.absent_parts.size() > 4) parts += " and " + std::to_string(rc.absent_parts.size() - 4) + " more";
+    line(out, st, "", st.dim("optional, not in this checkpoint: " + parts));
   }
   for (const auto& m : rc.missing) line(out, st, "", st.warn("missing ") + m.name + " (" + role_name(m.role) + ", " + with_commas(m.params) + ")");
   for (const auto& m : rc.shape_mismatches)

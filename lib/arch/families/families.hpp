@@ -47,5 +47,9 @@ Result<ArchModel> roberta_spec(const ModelConfig& cfg);
 Result<ArchModel> xlm_roberta_spec(const ModelConfig& cfg);
 Result<ArchModel> modernbert_spec(const ModelConfig& cfg);
 Result<ArchModel> distilbert_spec(const ModelConfig& cfg);
+Result<ArchModel> phi3_spec(const ModelConfig& cfg);
+Result<ArchModel> phi_spec(const ModelConfig& cfg);
+Result<ArchModel> gpt2_spec(const ModelConfig& cfg);
+Result<ArchModel> falcon_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch
