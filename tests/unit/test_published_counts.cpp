@@ -187,6 +187,34 @@ TEST_CASE("config-only: the qwen2 formula reproduces Qwen2.5-0.5B's loaded-model
   CHECK(r->reconcile.status == "no-weights");
 }
 
+
+TEST_CASE("config-only: Mistral Small 4 (derived config) is mistral4 MLA + MoE inside mistral3") {
+  // The config is DERIVED (fixtures/mistralai/Mistral-Small-4-119B-2603/PROVENANCE.md): no exact
+  // count is published, only "119.4B total, 6.5B / 6.63B active". Figures below are by hand.
+  hfi::LocalSource source(hfi::testing::fixtures_dir() / "mistralai/Mistral-Small-4-119B-2603");
+  auto snap = hfi::load_snapshot(source);
+  REQUIRE(snap.ok());
+  auto r = hfi::build_report(*snap, hfi::ReportOptions{});
+  REQUIRE(r.ok());
+  CHECK(r->model_type == "mistral3");
+  CHECK(r->text_model_type == "mistral4");
+  CHECK(r->unknown_fields.empty());
+  CHECK(r->params_source == "formula");
+  // Per layer: norms 2x4096 = 8,192; MLA q_a 1024x4096 + q_a_norm 1024 + q_b (32x128)x1024
+  // + kv_a (256+64)x4096 + kv_a_norm 256 + kv_b 32x(64+128)x256 + o 4096x4096 = 28,050,688;
+  // router 128x4096 = 524,288; experts 128x3x2048x4096 = 3,221,225,472; shared 3x2048x4096 =
+  // 25,165,824; sum 3,274,974,464, x36 = 117,899,080,704. Embedding + head 2x131072x4096 and the
+  // final norm: text 118,972,826,624. Pixtral: conv 1024x3x14x14 + ln_pre 1024 + 24 x (2,048 +
+  // 4x1024x1024 + 3x4096x1024) = 403,305,472; projector norm 1024 + merger 1024x4096 + linear_1
+  // 4096x1024 + linear_2 4096x4096 = 25,166,848. Total 119,401,298,944 (~ the card's 119.4B).
+  CHECK(r->params.total == 119'401'298'944);
+  // Active: per layer 8,192 + 28,050,688 + 524,288 + 4x3x2048x4096 + 25,165,824 = 154,412,288,
+  // x36 + 4,096 + 2x131072x4096 = 6,632,588,288 (a public architecture page says 6.63B active).
+  CHECK(r->params.active == 6'632'588'288);
+  // MLA: (kv_lora_rank 256 + rope 64) x 36 layers x 2 bytes, every layer.
+  CHECK(r->kv.bytes_per_token == 23'040);
+  CHECK(r->kv.mla_layers == 36);
+}
 TEST_CASE("an index that disagrees with the headers is reported entry by entry") {
   // gpt-oss-20b's index, edited three ways: lm_head moved to another shard, a tensor no header
   // holds, and the embedding left out.
