@@ -51,8 +51,10 @@ double config_distance(const ModelConfig& a, const ModelConfig& b) {
   if (a.model_type() != b.model_type()) d += 1;
   for (const auto& aliases : kSizeFields) {
     auto x = size_field(a, aliases), y = size_field(b, aliases);
+    // A mechanism one config has and the other lacks (experts, MLA ranks) weighs more than
+    // any plausible difference in size.
     if (x && y) d += std::fabs(std::log2(*x / *y));
-    else if (x || y) d += 1;
+    else if (x || y) d += 2;
   }
   auto ka = key_set(a), kb = key_set(b);
   size_t common = 0;

@@ -11,10 +11,21 @@ bool is_bookkeeping(const std::string& key) {
   return key == "_name_or_path" || key == "transformers_version" || key == "auto_map";
 }
 
+// transformers 5 renamed rope_scaling to rope_parameters (moving rope_theta into it) and
+// torch_dtype to dtype; both spellings are compared under the new one, so an old and a new
+// config line up field by field.
+std::string normalized_key(const std::string& prefix, const std::string& key) {
+  if (!prefix.empty()) return prefix + "." + key;
+  if (key == "rope_scaling") return "rope_parameters";
+  if (key == "rope_theta") return "rope_parameters.rope_theta";
+  if (key == "torch_dtype") return "dtype";
+  return key;
+}
+
 // Flattens nested objects into dotted keys; arrays and scalars are leaves.
 void flatten(const Json& obj, const std::string& prefix, std::map<std::string, Json>& out) {
   for (const auto& [key, value] : obj.members()) {
-    std::string path = prefix.empty() ? key : prefix + "." + key;
+    std::string path = normalized_key(prefix, key);
     if (prefix.empty() && is_bookkeeping(key)) continue;
     if (value.is_object() && !value.members().empty()) flatten(value, path, out);
     else out[path] = value;
