@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "formats/dtype.hpp"
+#include "quant/quant_layout.hpp"
 #include "source/snapshot.hpp"
 
 namespace hfi {
@@ -21,12 +22,16 @@ struct LogicalTensor {
   uint64_t stored_bytes = 0;    // bytes of the values themselves
   uint64_t bookkeeping_bytes = 0;  // scales and the like that belong to this weight
   bool block_scaled = false;       // FP8 values with a weight_scale_inv beside them
+  QuantScheme scheme = QuantScheme::None;  // how the values are stored (None: plain float/int tensor)
 };
 
 struct BookkeepingTensor {
   std::string name;
   std::string owner;  // logical tensor it belongs to
-  std::string kind;   // "block scale", "mx exponent", ...
+  // "block scale", "mx exponent", "scale", "zero point", "g_idx", "global scale", "input scale",
+  // "kv scale", "absmax", "quant map", "quant state", "nested absmax", "nested quant map", "SCB",
+  // "weight format", "weight shape", "pre-quant scale", "output scale", "metadata"
+  std::string kind;
   Dtype dtype = Dtype::F32;
   uint64_t elements = 0;
   uint64_t bytes = 0;
@@ -39,6 +44,10 @@ struct StorageView {
   uint64_t stored_bytes = 0;     // tensor data bytes over all shards
   uint64_t file_bytes = 0;       // whole files: headers + data
   uint64_t scalar_tensors = 0;   // rank-0 tensors (not counted as parameters)
+  std::vector<QuantModule> quant_modules;  // every quantized linear, in stored order
+  // Tensors whose suffix belongs to a quantization vocabulary but that no module claims
+  // (a scale without its weight); they are also in `logical` so that nothing is lost.
+  std::vector<std::string> orphan_quant_tensors;
 };
 
 StorageView decode_storage(const std::vector<ShardHeader>& shards);

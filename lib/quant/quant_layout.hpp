@@ -1,0 +1,31 @@
+// What the tensors show about quantization, module by module: decode_storage() groups stored
+// tensors by module prefix using each format's suffix vocabulary (../shared/docs/quant-formats.md
+// §1, §12.1), recovers every quantized linear's logical shape, and files scales, zeros, g_idx and
+// the like as bookkeeping. This is the tensor side of the audit; quant_config.hpp is the declared side.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quant/quant_config.hpp"
+
+namespace hfi {
+
+// One quantized linear (or fused expert tensor) as stored.
+struct QuantModule {
+  std::string module;          // prefix shared by its tensors, e.g. "model.layers.0.self_attn.q_proj"
+  QuantScheme scheme = QuantScheme::None;
+  size_t logical = SIZE_MAX;   // index into StorageView::logical of the weight it stores
+  std::vector<std::string> tensors;   // every stored tensor of the module (weight-like first)
+  std::vector<std::string> missing;   // companions the scheme requires that are not stored ("qzeros", ...)
+  std::optional<uint32_t> bits;       // bits per value implied by the packing (GPTQ/AWQ: from shapes)
+  std::optional<uint32_t> group_size; // elements per scale along the input, from the scale shape
+  std::vector<uint64_t> block;        // FP8 block [out_b, in_b], from weight and scale shapes
+  uint64_t value_bytes = 0;           // packed values
+  uint64_t bookkeeping_bytes = 0;     // scales, zeros, g_idx, ...
+  std::vector<std::string> problems;  // shape inconsistencies found while decoding (scale rows != out, ...)
+};
+
+}  // namespace hfi
