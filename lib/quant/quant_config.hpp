@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -52,13 +54,18 @@ enum class PatternSyntax {
 struct ExcludedPattern {
   std::string pattern;
   PatternSyntax syntax = PatternSyntax::Substring;
+  // Compiled once for "re:" patterns; null when the regex does not compile (it then matches nothing).
+  std::shared_ptr<const std::regex> regex;
   bool matches(const std::string& module) const;
 };
+
+ExcludedPattern make_excluded_pattern(std::string pattern, PatternSyntax syntax);
 
 // GPTQModel `dynamic`: "+:regex" overrides (bits, group_size) for matching modules, "-:regex"
 // leaves them unquantized.
 struct DynamicRule {
   std::string regex;
+  std::shared_ptr<const std::regex> compiled;  // null when the regex does not compile
   bool skip = false;
   std::optional<uint32_t> bits, group_size;
 };

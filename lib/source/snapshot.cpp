@@ -72,6 +72,12 @@ Result<std::optional<T>> read_optional(Source& source, const std::string& path, 
   return std::optional<T>(std::move(parsed.value()));
 }
 
+Result<QuantDeclaration> parse_quant_sidecar(std::string_view text, std::string_view file) {
+  auto json = parse_json(text, file, JsonLimits{kMaxConfigBytes, 64});
+  if (!json) return json.error();
+  return parse_quant_declaration(*json, std::string(file));
+}
+
 // One read per shard that covers typical headers; a second only for the longer ones. Then the
 // headers are parsed, on every core: a 163-shard MoE holds about 100k tensor entries. An error is
 // reported for the first failing shard in order.
@@ -168,6 +174,22 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
   auto tokenizer = read_optional<TokenizerConfig>(source, "tokenizer_config.json", kMaxIndexBytes, parse_tokenizer_config);
   if (!tokenizer) return tokenizer.error();
   snap.tokenizer = std::move(tokenizer.value());
+
+  if (snap.config) {
+    for (const Json* level : {&snap.config->text(), &snap.config->root()}) {
+      const Json* qc = level->find("quantization_config");
+      if (!qc || qc->is_null()) continue;
+      auto declared = parse_quant_declaration(*qc, "config.json");
+      if (!declared) return declared.error();
+      snap.quant_declarations.push_back(std::move(declared.value()));
+      break;  // a text_config's own block wins over the wrapper's copy
+    }
+  }
+  for (const char* sidecar : {"quantize_config.json", "hf_quant_config.json"}) {
+    auto declared = read_optional<QuantDeclaration>(source, sidecar, kMaxConfigBytes, parse_quant_sidecar);
+    if (!declared) return declared.error();
+    if (*declared) snap.quant_declarations.push_back(std::move(**declared));
+  }
 
   std::vector<std::string> shard_paths;
   snap.index_path = choose_index(*listing);

@@ -11,6 +11,7 @@
 #include "formats/safetensors_header.hpp"
 #include "formats/safetensors_index.hpp"
 #include "formats/side_configs.hpp"
+#include "quant/quant_config.hpp"
 #include "source/source.hpp"
 
 namespace hfi {
@@ -27,6 +28,9 @@ struct Snapshot {
   std::optional<ModelConfig> config;
   std::optional<GenerationConfig> generation;
   std::optional<TokenizerConfig> tokenizer;
+  // quantization_config of config.json (root or text_config), then the side-cars
+  // quantize_config.json and hf_quant_config.json, in that order, as far as present.
+  std::vector<QuantDeclaration> quant_declarations;
   std::optional<SafetensorsIndex> index;
   std::string index_path;
   std::vector<ShardHeader> shards;
