@@ -41,7 +41,7 @@ Result<std::set<FindingKind>> parse_kinds(const std::string& list) {
     auto kind = parse_finding_kind(name);
     if (!kind)
       return Error{ErrorKind::Usage, "--fail-on", name, "is not a kind of finding",
-                   "use unknown-fields, unexplained, missing, shape-mismatch or index-mismatch"};
+                   "use unknown-fields, unexplained, missing, shape-mismatch, index-mismatch or quant"};
     kinds.insert(*kind);
   }
   return kinds;

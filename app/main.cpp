@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   check->fallthrough();  // --offline, --token, --revision... before or after the targets
   check->add_option("targets", check_flags.targets, "directories or org/name[@revision]")->required();
   check->add_option("--fail-on", check_flags.fail_on,
-                    "comma-separated: unknown-fields, unexplained, missing, shape-mismatch, index-mismatch (default: all)");
+                    "comma-separated: unknown-fields, unexplained, missing, shape-mismatch, index-mismatch, quant (default: all)");
   check->add_option("--baseline", check_flags.baseline, "accepted findings, as written by --write-baseline");
   check->add_option("--write-baseline", check_flags.write_baseline, "write every selected finding to this file and exit 0");
   check->add_option("--format", check_flags.format, "text, json or github (Actions annotations)")

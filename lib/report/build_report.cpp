@@ -125,8 +125,19 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
     }
   }
 
+  if (!snap.quant_declarations.empty() || !r.storage.quant_modules.empty() || !r.storage.bookkeeping.empty())
+    r.quant = audit_quantization(snap.quant_declarations, r.storage, spec, r.reconcile, r.params.total);
+  if (!r.quant_method && !snap.quant_declarations.empty()) r.quant_method = snap.quant_declarations.front().quant_method;
+
   uint32_t kv_bytes = weight_bytes;
   r.kv_dtype = cfg ? cfg->string({"torch_dtype", "dtype"}).value_or("bfloat16") : "bfloat16";
+  // A declared KV-cache scheme (compressed-tensors kv_cache_scheme, ModelOpt kv_cache_quant_algo)
+  // is what an engine will allocate unless told otherwise.
+  if (r.quant && r.quant->kv_cache_dtype)
+    if (auto b = kv_dtype_bytes(*r.quant->kv_cache_dtype)) {
+      kv_bytes = *b;
+      r.kv_dtype = *r.quant->kv_cache_dtype + " (declared KV-cache scheme)";
+    }
   if (options.kv_dtype) {
     auto b = kv_dtype_bytes(*options.kv_dtype);
     if (!b) return Error{ErrorKind::Usage, "--kv-dtype", "", "unknown dtype '" + *options.kv_dtype + "'",

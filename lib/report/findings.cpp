@@ -24,13 +24,14 @@ std::string_view finding_kind_name(FindingKind kind) {
     case FindingKind::Missing: return "missing";
     case FindingKind::ShapeMismatch: return "shape-mismatch";
     case FindingKind::IndexMismatch: return "index-mismatch";
+    case FindingKind::Quant: return "quant";
   }
   return "unknown";
 }
 
 const std::vector<FindingKind>& all_finding_kinds() {
   static const std::vector<FindingKind> kinds = {FindingKind::UnknownField, FindingKind::Unexplained, FindingKind::Missing,
-                                                 FindingKind::ShapeMismatch, FindingKind::IndexMismatch};
+                                                 FindingKind::ShapeMismatch, FindingKind::IndexMismatch, FindingKind::Quant};
   return kinds;
 }
 
@@ -61,6 +62,8 @@ std::vector<Finding> collect_findings(const Report& r) {
                    s.name + " is stored as " + shape_text(s.actual) + ", the spec expects " + shape_text(s.expected)});
   for (const auto& line : r.index_mismatches)
     out.push_back({FindingKind::IndexMismatch, line.substr(0, line.find(':')), "index: " + line});
+  if (r.quant)
+    for (const auto& q : r.quant->findings) out.push_back({FindingKind::Quant, q.check + ":" + q.subject, q.check + ": " + q.message});
   return out;
 }
 

@@ -15,9 +15,9 @@
 
 namespace hfi {
 
-enum class FindingKind { UnknownField, Unexplained, Missing, ShapeMismatch, IndexMismatch };
+enum class FindingKind { UnknownField, Unexplained, Missing, ShapeMismatch, IndexMismatch, Quant };
 
-// "unknown-fields", "unexplained", "missing", "shape-mismatch", "index-mismatch".
+// "unknown-fields", "unexplained", "missing", "shape-mismatch", "index-mismatch", "quant".
 std::string_view finding_kind_name(FindingKind kind);
 std::optional<FindingKind> parse_finding_kind(std::string_view name);
 const std::vector<FindingKind>& all_finding_kinds();

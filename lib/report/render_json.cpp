@@ -208,13 +208,46 @@ std::string render_json(const Report& r) {
   } else {
     root.add("tokenizer", Json());
   }
-  if (r.quant_method || !r.storage.bookkeeping.empty()) {
-    uint64_t bookkeeping_bytes = 0;
-    for (const auto& b : r.storage.bookkeeping) bookkeeping_bytes += b.bytes;
+  if (r.quant) {
+    const QuantSummary& q = *r.quant;
+    auto pairs = [](const std::vector<std::pair<std::string, uint64_t>>& v) {
+      Obj o;
+      for (const auto& [k, n] : v) o.add(k, n);
+      return o.done();
+    };
+    std::vector<Json> roles, findings;
+    for (const auto& rb : q.by_role)
+      roles.push_back(Obj().add("role", rb.role).add("params", rb.params).add("bytes", rb.bytes)
+                          .add("bits_per_weight", Json::make_double(rb.bits_per_weight())).done());
+    for (const auto& f : q.findings)
+      findings.push_back(Obj().add("check", f.check).add("subject", f.subject).add("message", f.message).done());
+    Json declared;
+    if (q.declared)
+      declared = Obj()
+                     .add("file", q.declared->file)
+                     .add("quant_method", q.declared->quant_method)
+                     .add("scheme", quant_scheme_name(q.declared->scheme))
+                     .add_optional("bits", q.declared->bits ? std::optional<uint64_t>(*q.declared->bits) : std::nullopt)
+                     .add_optional("group_size", q.declared->group_size ? std::optional<uint64_t>(*q.declared->group_size) : std::nullopt)
+                     .done();
     root.add("quantization", Obj()
                                  .add("method", nullable_string(r.quant_method))
+                                 .add("declared", declared)
+                                 .add("detected", pairs(q.detected))
+                                 .add("quantized_modules", q.quantized_modules)
+                                 .add("quantized_params", q.quantized_params)
+                                 .add("value_bytes", q.value_bytes)
                                  .add("bookkeeping_tensors", static_cast<uint64_t>(r.storage.bookkeeping.size()))
-                                 .add("bookkeeping_bytes", bookkeeping_bytes)
+                                 .add("bookkeeping_bytes", q.bookkeeping_bytes)
+                                 .add("bookkeeping_by_kind", pairs(q.bookkeeping_by_kind))
+                                 .add("high_precision_bytes", q.high_precision_bytes)
+                                 .add("quantized_bits_per_weight", Json::make_double(q.quantized_bits_per_weight))
+                                 .add("overall_bits_per_weight", Json::make_double(q.overall_bits_per_weight))
+                                 .add("by_role", Json::make_array(std::move(roles)))
+                                 .add("high_precision_linears", pairs(q.high_precision_linears))
+                                 .add("kv_cache_dtype", q.kv_cache_dtype ? Json::make_string(*q.kv_cache_dtype) : Json())
+                                 .add("notes", strings(q.notes))
+                                 .add("findings", Json::make_array(std::move(findings)))
                                  .done());
   } else {
     root.add("quantization", Json());

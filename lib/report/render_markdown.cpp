@@ -29,7 +29,15 @@ std::string render_markdown(const Report& r) {
       out += "| recurrent state / sequence (" + std::to_string(r.kv.recurrent_layers) + " layers) | " +
              short_bytes(r.kv.recurrent_state_bytes) + " |\n";
   }
-  out += "| weights | " + short_bytes(r.memory.weight_bytes) + " |\n\n";
+  out += "| weights | " + short_bytes(r.memory.weight_bytes) + " |\n";
+  if (r.quant && r.quant->declared)
+    out += "| quantization | " + r.quant->declared->quant_method + " (" + quant_scheme_name(r.quant->declared->scheme) + ") |\n";
+  if (r.quant && r.quant->quantized_modules) {
+    char bpw[32];
+    std::snprintf(bpw, sizeof bpw, "%.3f", r.quant->quantized_bits_per_weight);
+    out += "| bits/weight (quantized part) | " + std::string(bpw) + " |\n";
+  }
+  out += "\n";
   out += "| role | params | share |\n|---|---:|---:|\n";
   for (const auto& [role, n] : p.by_role) {
     char share[16];

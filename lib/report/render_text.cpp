@@ -43,6 +43,48 @@ void line(std::string& out, const Style& st, const std::string& label, const std
   out += st.bold(pad_right(label, 14)) + value + "\n";
 }
 
+std::string bpw_text(double bpw) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", bpw);
+  return buf;
+}
+
+void render_quantization(std::string& out, const Style& st, const Report& r) {
+  const QuantSummary& q = *r.quant;
+  std::string declared = q.declared ? q.declared->quant_method + " (" + quant_scheme_name(q.declared->scheme) +
+                                          (q.declared->bits ? ", " + std::to_string(*q.declared->bits) + "-bit" : "") +
+                                          (q.declared->group_size ? ", group " + std::to_string(*q.declared->group_size) : "") +
+                                          ") in " + q.declared->file
+                                    : "none declared";
+  std::string detected;
+  for (const auto& [scheme, n] : q.detected) detected += (detected.empty() ? "" : ", ") + with_commas(n) + " " + scheme;
+  line(out, st, "Quantization", declared + (detected.empty() ? "" : " · stored: " + detected + " module(s)"));
+  if (q.quantized_modules)
+    line(out, st, "", with_commas(q.quantized_params) + " params quantized at " + bpw_text(q.quantized_bits_per_weight) +
+                          " bits/weight; whole checkpoint " + bpw_text(q.overall_bits_per_weight) + " bits/weight");
+  std::string bytes = "values " + short_bytes(q.value_bytes) + ", bookkeeping " + short_bytes(q.bookkeeping_bytes);
+  for (const auto& [kind, b] : q.bookkeeping_by_kind) bytes += " (" + kind + " " + short_bytes(b) + ")";
+  bytes += ", high precision " + short_bytes(q.high_precision_bytes);
+  line(out, st, "", st.dim(bytes));
+  if (!q.by_role.empty()) {
+    std::string roles;
+    for (const auto& rb : q.by_role) roles += (roles.empty() ? "" : " · ") + rb.role + " " + bpw_text(rb.bits_per_weight());
+    line(out, st, "", st.dim("bits/weight by role: " + roles));
+  }
+  if (!q.high_precision_linears.empty()) {
+    std::string kept;
+    for (size_t i = 0; i < q.high_precision_linears.size() && i < 4; ++i)
+      kept += (kept.empty() ? "" : ", ") + q.high_precision_linears[i].first + " ×" + std::to_string(q.high_precision_linears[i].second);
+    if (q.high_precision_linears.size() > 4) kept += " and " + std::to_string(q.high_precision_linears.size() - 4) + " more patterns";
+    line(out, st, "", st.dim("kept in high precision: " + kept));
+  }
+  if (q.kv_cache_dtype) line(out, st, "", st.dim("KV cache declared as " + *q.kv_cache_dtype));
+  for (const auto& n : q.notes) line(out, st, "", st.dim(n));
+  for (size_t i = 0; i < q.findings.size() && i < 10; ++i)
+    line(out, st, "", st.warn("quant " + q.findings[i].check + ": ") + q.findings[i].message);
+  if (q.findings.size() > 10) line(out, st, "", st.warn("and " + std::to_string(q.findings.size() - 10) + " more quantization findings"));
+}
+
 }  // namespace
 
 std::string render_text(const Report& r, bool color) {
@@ -137,12 +179,7 @@ std::string render_text(const Report& r, bool color) {
                               (r.spec && !r.kv.encoder_only ? " + KV " + short_bytes(r.memory.kv_bytes) + " = " + short_bytes(r.memory.total_bytes) +
                                             " at " + with_commas(r.kv.context) + " tokens, batch 1"
                                       : ""));
-  if (r.quant_method || !r.storage.bookkeeping.empty()) {
-    uint64_t bytes = 0;
-    for (const auto& b : r.storage.bookkeeping) bytes += b.bytes;
-    line(out, st, "Quantization", (r.quant_method ? *r.quant_method : std::string("none declared")) + " · " +
-                                      with_commas(r.storage.bookkeeping.size()) + " scale tensors, " + short_bytes(bytes));
-  }
+  if (r.quant) render_quantization(out, st, r);
   out += "\n";
 
   const Reconciliation& rc = r.reconcile;

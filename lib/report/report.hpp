@@ -12,6 +12,7 @@
 #include "analysis/metrics.hpp"
 #include "analysis/reconcile.hpp"
 #include "core/json.hpp"
+#include "quant/quant_audit.hpp"
 #include "source/snapshot.hpp"
 
 namespace hfi {
@@ -63,6 +64,7 @@ struct Report {
   std::vector<std::string> index_mismatches;
   std::vector<UnknownField> unknown_fields;
   std::optional<std::string> quant_method;  // quantization_config.quant_method
+  std::optional<QuantSummary> quant;        // audit and figures, when anything is quantized or declared
   std::optional<GenerationConfig> generation;
   std::optional<TokenizerConfig> tokenizer;
   std::vector<std::string> notes;
