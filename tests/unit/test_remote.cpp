@@ -71,8 +71,13 @@ std::vector<std::string> fixture_repos() {
   std::vector<std::string> repos;
   for (const auto& org : fs::directory_iterator(hfi::testing::fixtures_dir())) {
     if (!org.is_directory() || org.path().filename() == "tools") continue;
-    for (const auto& name : fs::directory_iterator(org.path()))
-      if (name.is_directory()) repos.push_back(org.path().filename().string() + "/" + name.path().filename().string());
+    for (const auto& name : fs::directory_iterator(org.path())) {
+      if (!name.is_directory()) continue;
+      // quantized/broken holds fixture folders (one per audit check), not a repository's files.
+      if (std::none_of(fs::directory_iterator(name.path()), fs::directory_iterator(), [](const fs::directory_entry& e) { return e.is_regular_file(); }))
+        continue;
+      repos.push_back(org.path().filename().string() + "/" + name.path().filename().string());
+    }
   }
   std::sort(repos.begin(), repos.end());
   return repos;
