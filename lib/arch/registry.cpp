@@ -50,6 +50,11 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("llama4_text", llama4_spec),
     HFI_SPEC("mistral3", mistral3_spec),
     HFI_SPEC("mistral4", mistral4_spec),
+    HFI_SPEC("smollm3", smollm3_spec),
+    HFI_SPEC("qwen2_vl", qwen2_vl_spec),
+    HFI_SPEC("mimo", mimo_spec),
+    HFI_SPEC("qwen3_5_moe_text", qwen3_5_moe_text_spec),
+    HFI_SPEC("phimoe", phimoe_spec),
 };
 
 #undef HFI_SPEC
