@@ -55,6 +55,8 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("mimo", mimo_spec),
     HFI_SPEC("qwen3_5_moe_text", qwen3_5_moe_text_spec),
     HFI_SPEC("phimoe", phimoe_spec),
+    HFI_SPEC("internlm2", internlm2_spec),
+    HFI_SPEC("PanguEmbedded", pangu_embedded_spec),
 };
 
 #undef HFI_SPEC
