@@ -42,8 +42,9 @@ Result<ArchModel> phimoe_spec(const ModelConfig& cfg) {
   m.layer_summary = std::to_string(layers) + " × MoE (" + std::to_string(experts) + " experts, top-" +
                     std::to_string(top_k) + ", SparseMixer router)" +
                     (r.flag({"lm_head_bias"}, false) ? ", lm_head bias" : "");
-  // Training-time noise and dropout on the router and experts.
-  m.structure_irrelevant_fields = {"input_jitter_noise", "expert_dropout"};
+  // Training-time noise and dropout on the router and experts; the LongRoPE base length of
+  // Phi-3.5-MoE (positions only, no tensors).
+  m.structure_irrelevant_fields = {"input_jitter_noise", "expert_dropout", "original_max_position_embeddings"};
   return m;
 }
 
