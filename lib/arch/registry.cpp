@@ -58,6 +58,7 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("internlm2", internlm2_spec),
     HFI_SPEC("PanguEmbedded", pangu_embedded_spec),
     HFI_SPEC("minimax_m1", minimax_m1_spec),
+    HFI_SPEC("qwen", qwen_spec),
 };
 
 #undef HFI_SPEC
