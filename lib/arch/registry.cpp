@@ -59,6 +59,7 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("PanguEmbedded", pangu_embedded_spec),
     HFI_SPEC("minimax_m1", minimax_m1_spec),
     HFI_SPEC("qwen", qwen_spec),
+    HFI_SPEC("bloom", bloom_spec),
 };
 
 #undef HFI_SPEC
