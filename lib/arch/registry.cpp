@@ -60,6 +60,7 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("minimax_m1", minimax_m1_spec),
     HFI_SPEC("qwen", qwen_spec),
     HFI_SPEC("bloom", bloom_spec),
+    HFI_SPEC("chatglm", chatglm_spec),
 };
 
 #undef HFI_SPEC
