@@ -61,6 +61,7 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("qwen", qwen_spec),
     HFI_SPEC("bloom", bloom_spec),
     HFI_SPEC("chatglm", chatglm_spec),
+    HFI_SPEC("m2m_100", m2m_100_spec),
 };
 
 #undef HFI_SPEC
