@@ -59,6 +59,18 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("phi", phi_spec),
     HFI_SPEC("gpt2", gpt2_spec),
     HFI_SPEC("falcon", falcon_spec),
+    HFI_SPEC("smollm3", smollm3_spec),
+    HFI_SPEC("qwen2_vl", qwen2_vl_spec),
+    HFI_SPEC("mimo", mimo_spec),
+    HFI_SPEC("qwen3_5_moe_text", qwen3_5_moe_text_spec),
+    HFI_SPEC("phimoe", phimoe_spec),
+    HFI_SPEC("internlm2", internlm2_spec),
+    HFI_SPEC("PanguEmbedded", pangu_embedded_spec),
+    HFI_SPEC("minimax_m1", minimax_m1_spec),
+    HFI_SPEC("qwen", qwen_spec),
+    HFI_SPEC("bloom", bloom_spec),
+    HFI_SPEC("chatglm", chatglm_spec),
+    HFI_SPEC("m2m_100", m2m_100_spec),
 };
 
 #undef HFI_SPEC

@@ -40,6 +40,18 @@ Result<ArchModel> gemma4_spec(const ModelConfig& cfg);
 Result<ArchModel> llama4_spec(const ModelConfig& cfg);
 Result<ArchModel> mistral3_spec(const ModelConfig& cfg);
 Result<ArchModel> mistral4_spec(const ModelConfig& cfg);
+Result<ArchModel> smollm3_spec(const ModelConfig& cfg);
+Result<ArchModel> qwen2_vl_spec(const ModelConfig& cfg);
+Result<ArchModel> mimo_spec(const ModelConfig& cfg);
+Result<ArchModel> qwen3_5_moe_text_spec(const ModelConfig& cfg);
+Result<ArchModel> phimoe_spec(const ModelConfig& cfg);
+Result<ArchModel> internlm2_spec(const ModelConfig& cfg);
+Result<ArchModel> pangu_embedded_spec(const ModelConfig& cfg);
+Result<ArchModel> minimax_m1_spec(const ModelConfig& cfg);
+Result<ArchModel> qwen_spec(const ModelConfig& cfg);
+Result<ArchModel> bloom_spec(const ModelConfig& cfg);
+Result<ArchModel> chatglm_spec(const ModelConfig& cfg);
+Result<ArchModel> m2m_100_spec(const ModelConfig& cfg);
 // ", Llama-4 query temperature β=…" when rope_parameters.llama_4_scaling_beta is set (Mistral 4, Ministral 3).
 std::string describe_llama4_query_scaling(const ModelConfig& cfg);
 Result<ArchModel> bert_spec(const ModelConfig& cfg);

@@ -1,6 +1,7 @@
 // Hybrid decoders whose non-attention layers carry a fixed-size recurrent state instead of a KV
 // cache: qwen3_next (gated delta-net linear attention mixed with gated full attention, 512-expert
-// MoE with a gated shared expert, an optional `mtp.*` draft module), lfm2 (gated short
+// MoE with a gated shared expert, an optional `mtp.*` draft module) and Qwen3.5's MoE text model
+// (the same plan with the delta-net input projections stored split), lfm2 (gated short
 // convolutions mixed with GQA) and nemotron_h (Mamba2, attention and squared-ReLU MLP layers in
 // the order of hybrid_override_pattern). Only their attention layers cache keys and values.
 //
@@ -49,10 +50,18 @@ struct DeltaNetDims {
   uint64_t conv_channels() const { return 2 * keys() + values(); }  // q, k and v are convolved
 };
 
-void add_gated_deltanet(ArchModel& m, const std::string& p, int layer, const DeltaNetDims& d) {
-  // q, k, v and the output gate z in one projection; beta and the decay input a in another.
-  add(m, p + "in_proj_qkvz.weight", {2 * d.keys() + 2 * d.values(), d.hidden}, Role::Attention, layer);
-  add(m, p + "in_proj_ba.weight", {2 * d.value_heads, d.hidden}, Role::Attention, layer);
+void add_gated_deltanet(ArchModel& m, const std::string& p, int layer, const DeltaNetDims& d, bool split = false) {
+  if (split) {
+    // Qwen3.5: the same projections stored one per output: qkv, the output gate z, a and b.
+    add(m, p + "in_proj_qkv.weight", {d.conv_channels(), d.hidden}, Role::Attention, layer);
+    add(m, p + "in_proj_z.weight", {d.values(), d.hidden}, Role::Attention, layer);
+    add(m, p + "in_proj_a.weight", {d.value_heads, d.hidden}, Role::Attention, layer);
+    add(m, p + "in_proj_b.weight", {d.value_heads, d.hidden}, Role::Attention, layer);
+  } else {
+    // q, k, v and the output gate z in one projection; beta and the decay input a in another.
+    add(m, p + "in_proj_qkvz.weight", {2 * d.keys() + 2 * d.values(), d.hidden}, Role::Attention, layer);
+    add(m, p + "in_proj_ba.weight", {2 * d.value_heads, d.hidden}, Role::Attention, layer);
+  }
   add(m, p + "conv1d.weight", {d.conv_channels(), 1, d.conv_kernel}, Role::Attention, layer);
   add(m, p + "dt_bias", {d.value_heads}, Role::Attention, layer);
   add(m, p + "A_log", {d.value_heads}, Role::Attention, layer);
@@ -61,9 +70,9 @@ void add_gated_deltanet(ArchModel& m, const std::string& p, int layer, const Del
 }
 
 // Gated attention: q_proj also produces a per-head sigmoid gate, so it is twice as wide.
-void add_gated_attention(ArchModel& m, const std::string& p, int layer, const AttentionDims& d) {
+void add_gated_attention(ArchModel& m, const std::string& p, int layer, const AttentionDims& d, bool gate = true) {
   uint64_t q = d.heads * d.head_dim, kv = d.kv_heads * d.head_dim;
-  add(m, p + "q_proj.weight", {2 * q, d.hidden}, Role::Attention, layer);
+  add(m, p + "q_proj.weight", {gate ? 2 * q : q, d.hidden}, Role::Attention, layer);
   add(m, p + "k_proj.weight", {kv, d.hidden}, Role::Attention, layer);
   add(m, p + "v_proj.weight", {kv, d.hidden}, Role::Attention, layer);
   add(m, p + "o_proj.weight", {d.hidden, q}, Role::Attention, layer);
@@ -122,13 +131,24 @@ std::vector<bool> qwen_next_full_layers(const ConfigReader& r, uint64_t layers) 
 
 }  // namespace
 
-Result<ArchModel> qwen3_next_spec(const ModelConfig& cfg) {
+namespace {
+
+// qwen3_next and Qwen3.5's text model (qwen3_5_moe_text) share the layer plan; Qwen3.5 stores the
+// delta-net input projections split and can switch the attention output gate off (attn_output_gate).
+ArchModel qwen_next_decoder(const ModelConfig& cfg, const char* family, bool qwen3_5) {
   ConfigReader r(cfg);
   ArchModel m;
-  m.family = "qwen3_next";
+  m.family = family;
   AttentionDims d = read_attention_dims(r);
   d.qk_norm = true;
-  if (r.flag({"attention_bias"}, false)) throw SpecError("config.json: qwen3_next with attention_bias is not modelled");
+  if (r.flag({"attention_bias"}, false))
+    throw SpecError(std::string("config.json: ") + family + " with attention_bias is not modelled");
+  bool gate = !qwen3_5 || r.flag({"attn_output_gate"}, true);
+  if (qwen3_5) {
+    if (auto state_dtype = cfg.string({"mamba_ssm_dtype"}))
+      m.notes.push_back("the delta-net state is kept in " + *state_dtype +
+                        " (mamba_ssm_dtype); the recurrent-state figure counts it at the KV dtype");
+  }
   DeltaNetDims n{};
   n.hidden = d.hidden;
   n.key_heads = r.need({"linear_num_key_heads"});
@@ -163,11 +183,11 @@ Result<ArchModel> qwen3_next_spec(const ModelConfig& cfg) {
     add(m, p + "input_layernorm.weight", {d.hidden}, Role::Norm, l);
     add(m, p + "post_attention_layernorm.weight", {d.hidden}, Role::Norm, l);
     if (full[i]) {
-      add_gated_attention(m, p + "self_attn.", l, d);
+      add_gated_attention(m, p + "self_attn.", l, d, gate);
       m.attention.push_back(attention_layer(d));
       ++full_count;
     } else {
-      add_gated_deltanet(m, p + "linear_attn.", l, n);
+      add_gated_deltanet(m, p + "linear_attn.", l, n, qwen3_5);
       m.attention.push_back(recurrent_layer(state, "gated_deltanet"));
     }
     bool sparse = qwen_next_sparse(cfg, i, moe);
@@ -187,7 +207,7 @@ Result<ArchModel> qwen3_next_spec(const ModelConfig& cfg) {
     std::string p = "mtp.layers." + std::to_string(k) + ".";
     add(m, p + "input_layernorm.weight", {d.hidden}, Role::Norm, l);
     add(m, p + "post_attention_layernorm.weight", {d.hidden}, Role::Norm, l);
-    add_gated_attention(m, p + "self_attn.", l, d);
+    add_gated_attention(m, p + "self_attn.", l, d, gate);
     add_qwen_next_mlp(m, p, l, d.hidden, moe.experts > 0, moe);
   }
   for (size_t t = mtp_first; t < m.tensors.size(); ++t) {
@@ -196,7 +216,7 @@ Result<ArchModel> qwen3_next_spec(const ModelConfig& cfg) {
   }
 
   m.attention_summary = std::to_string(full_count) + " gated-attention layers (" + describe_attention(d) +
-                        ", output gate) + " + std::to_string(layers - full_count) + " gated delta-net layers (" +
+                        (gate ? ", output gate) + " : ") + ") + std::to_string(layers - full_count) + " gated delta-net layers (" +
                         std::to_string(n.key_heads) + " qk/" + std::to_string(n.value_heads) + " v heads, " +
                         std::to_string(n.key_dim) + "/" + std::to_string(n.value_dim) + " dims, conv " +
                         std::to_string(n.conv_kernel) + ")";
@@ -211,6 +231,13 @@ Result<ArchModel> qwen3_next_spec(const ModelConfig& cfg) {
                     (moe.shared_inter ? " + gated shared expert" : "") + ")" +
                     (mtp_layers ? ", " + std::to_string(mtp_layers) + " MTP layer(s) if stored" : "");
   return m;
+}
+
+}  // namespace
+
+Result<ArchModel> qwen3_next_spec(const ModelConfig& cfg) { return qwen_next_decoder(cfg, "qwen3_next", false); }
+Result<ArchModel> qwen3_5_moe_text_spec(const ModelConfig& cfg) {
+  return qwen_next_decoder(cfg, "qwen3_5_moe_text", true);
 }
 
 // ---------------------------------------------------------------------------------------------

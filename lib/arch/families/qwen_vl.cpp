@@ -1,6 +1,8 @@
-// Qwen vision-language models: a Qwen text decoder (qwen2 for Qwen2.5-VL, qwen3 / qwen3_moe for
+// Qwen vision-language models: a Qwen text decoder (qwen2 for Qwen2-VL and Qwen2.5-VL, qwen3 / qwen3_moe for
 // Qwen3-VL) fed by a ViT over 3D (time × height × width) patches whose output tokens are merged
-// 2×2 by an MLP into the text width. What sets the two generations apart:
+// 2×2 by an MLP into the text width. What sets the generations apart:
+//  - Qwen2-VL: conv3d patch embedding without bias, LayerNorm blocks with a quick-GELU MLP
+//    (fc1/fc2, embed_dim × mlp_ratio), full attention in every block, LayerNorm + MLP merger.
 //  - Qwen2.5-VL: conv3d patch embedding without bias, RMSNorm blocks with a SwiGLU MLP (biased),
 //    windowed attention except in `fullatt_block_indexes`, one RMSNorm + MLP patch merger.
 //  - Qwen3-VL: biased conv3d, a learned position table (`num_position_embeddings`), LayerNorm blocks
@@ -54,6 +56,50 @@ std::string index_list(const Json* list) {
   if (list && list->is_array())
     for (const Json& v : list->items()) out += (out.empty() ? "" : ", ") + std::to_string(v.as_uint().value_or(0));
   return out;
+}
+
+// Qwen2-VL vision tower and merger: LayerNorm blocks (weight and bias) with a plain MLP of
+// embed_dim × mlp_ratio (fc1/fc2, quick-GELU), full attention in every block, and a LayerNorm +
+// two-layer MLP merger into vision_config.hidden_size (the text width). Missing fields take the
+// defaults of transformers' Qwen2VLVisionConfig (32 × 1280, ratio 4, 16 heads, patch 14).
+void add_qwen2_vision(ArchModel& m, const ConfigReader& r) {
+  ConfigReader v = r.section("vision_config");
+  uint64_t depth = v.get({"depth"}, 32);
+  uint64_t embed = v.get({"embed_dim"}, 1280);
+  uint64_t out = v.get({"hidden_size"}, 3584);
+  double ratio = v.number({"mlp_ratio"}, 4.0);
+  uint64_t heads = v.get({"num_heads"}, 16);
+  // transformers reads in_channels; the original uploads' in_chans is ignored (default 3).
+  uint64_t channels = v.get({"in_channels"}, 3);
+  uint64_t patch = v.get({"patch_size"}, 14);
+  uint64_t temporal = v.get({"temporal_patch_size"}, 2);
+  uint64_t merge = v.get({"spatial_merge_size"}, 2);
+  uint64_t inter = static_cast<uint64_t>(static_cast<double>(embed) * ratio);
+  if (depth == 0 || embed == 0 || heads == 0 || patch == 0 || merge == 0 || inter == 0)
+    throw SpecError("config.json: vision_config has a zero size");
+  if (embed % heads != 0) throw SpecError("config.json: vision_config.embed_dim is not a multiple of num_heads");
+  add(m, "visual.patch_embed.proj.weight", {embed, channels, temporal, patch, patch}, Role::Vision);
+  for (uint64_t i = 0; i < depth; ++i) {
+    std::string p = "visual.blocks." + std::to_string(i) + ".";
+    for (const char* norm : {"norm1", "norm2"}) {
+      add(m, p + norm + ".weight", {embed}, Role::Vision);
+      add(m, p + norm + ".bias", {embed}, Role::Vision);
+    }
+    add_linear(m, p + "attn.qkv", 3 * embed, embed, Role::Vision);
+    add_linear(m, p + "attn.proj", embed, embed, Role::Vision);
+    add_linear(m, p + "mlp.fc1", inter, embed, Role::Vision);
+    add_linear(m, p + "mlp.fc2", embed, inter, Role::Vision);
+  }
+  uint64_t merged = embed * merge * merge;
+  add(m, "visual.merger.ln_q.weight", {embed}, Role::Projector);
+  add(m, "visual.merger.ln_q.bias", {embed}, Role::Projector);
+  add_linear(m, "visual.merger.mlp.0", merged, merged, Role::Projector);
+  add_linear(m, "visual.merger.mlp.2", out, merged, Role::Projector);
+  m.notes.push_back("vision: " + std::to_string(depth) + " blocks × " + std::to_string(embed) + " wide, " +
+                    std::to_string(heads) + " heads, LayerNorm, MLP " + std::to_string(inter) +
+                    ", full attention; " + std::to_string(merge) + "×" + std::to_string(merge) +
+                    " patch merger into " + std::to_string(out));
+  m.layer_summary += " + vision tower (" + std::to_string(depth) + " blocks)";
 }
 
 // Qwen2.5-VL vision tower and merger.
@@ -149,6 +195,13 @@ void finish(ArchModel& m, const ModelConfig& cfg, const char* family) {
 }
 
 }  // namespace
+
+Result<ArchModel> qwen2_vl_spec(const ModelConfig& cfg) {
+  ArchModel m = dense_decoder(cfg, "qwen2_vl", true, false);
+  add_qwen2_vision(m, ConfigReader(cfg));
+  finish(m, cfg, "qwen2_vl");
+  return m;
+}
 
 Result<ArchModel> qwen2_5_vl_spec(const ModelConfig& cfg) {
   ArchModel m = dense_decoder(cfg, "qwen2_5_vl", true, false);
