@@ -40,7 +40,7 @@ std::string percent(uint64_t part, uint64_t whole) {
 }
 
 void line(std::string& out, const Style& st, const std::string& label, const std::string& value) {
-  out += st.bold(pad_right(label, 14)) + value + "\n";
+  out += st.bold(pad_right(label + (label.empty() ? "" : " "), 14)) + value + "\n";  // a long label still gets its space
 }
 
 std::string bpw_text(double bpw) {
