@@ -302,6 +302,7 @@ Result<QuantDeclaration> parse_quant_declaration(const Json& qc, const std::stri
   if (method == "modelopt") return parse_modelopt(std::move(d), qc, file);
   if (method == "hqq") {
     d.scheme = QuantScheme::Hqq;
+    d.notes.push_back("HQQ: recognised; its nbits, group size and shapes also live in tiny data tensors that hfinspect does not read, so logical shapes come from the packed codes and the config");
     if (const Json* qcfg = member(qc, {"quant_config"}); qcfg && qcfg->is_object())
       if (const Json* w = member(*qcfg, {"weight_quant_params"}); w && w->is_object()) {
         auto bits = small_count(*w, {"nbits"}, file, false);
@@ -314,6 +315,7 @@ Result<QuantDeclaration> parse_quant_declaration(const Json& qc, const std::stri
   }
   if (method == "eetq") {
     d.scheme = QuantScheme::Eetq;
+    d.notes.push_back("EETQ: recognised; int8 weights stored transposed [in, out] with per-channel scales");
     d.bits = 8;
     add_patterns(d, member(qc, {"modules_to_not_convert"}), PatternSyntax::Substring);
     return d;
@@ -328,6 +330,7 @@ Result<QuantDeclaration> parse_quant_declaration(const Json& qc, const std::stri
   }
   if (method == "quanto") {
     d.scheme = QuantScheme::Quanto;
+    d.notes.push_back("optimum-quanto: recognised; 4- and 2-bit weights keep their logical shape only in the config, so they are checked against the architecture spec");
     std::string w = lower(text(qc, {"weights"}).value_or(""));
     if (w == "int8" || w == "float8") d.bits = 8;
     else if (w == "int4") d.bits = 4;
