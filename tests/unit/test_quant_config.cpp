@@ -51,7 +51,7 @@ TEST_CASE("quant config: DeepSeek-V3 FP8 blocks and gpt-oss MXFP4 with prefix pa
 }
 
 TEST_CASE("quant config: the two real NVFP4 configs, compressed-tensors and ModelOpt") {
-  auto ct = declared_in(fixture("quantized/nvfp4-ct-qwen3-vl-30b-a3b"))  // the real config, copied byte for byte;
+  auto ct = declared_in(fixture("quantized/nvfp4-ct-qwen3-vl-30b-a3b"));  // the real config, copied byte for byte
   CHECK(ct.quant_method == "compressed-tensors");
   CHECK(ct.scheme == hfi::QuantScheme::CtNvfp4);
   CHECK(ct.bits == 4u);
@@ -62,7 +62,7 @@ TEST_CASE("quant config: the two real NVFP4 configs, compressed-tensors and Mode
   CHECK_FALSE(excluded(ct, "model.visual.blocks.0.attn"));
   CHECK_FALSE(excluded(ct, "model.language_model.layers.0.self_attn.q_proj"));
 
-  auto mo = declared_in(fixture("quantized/nvfp4-modelopt-gemma-4-26b-a4b"))  // likewise;
+  auto mo = declared_in(fixture("quantized/nvfp4-modelopt-gemma-4-26b-a4b"));  // likewise
   CHECK(mo.quant_method == "modelopt");
   CHECK(mo.scheme == hfi::QuantScheme::ModeloptNvfp4);
   CHECK(mo.group_size == 16u);  // ModelOpt NVFP4 always scales 16 values
