@@ -153,11 +153,20 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   // Modules were found in the order of their first vocabulary tensor; list them in stored order.
   bool in_order = true;
   for (size_t j = 0; j < placed_order.size() && in_order; ++j) in_order = placed_order[j] == j;
-  if (!in_order) {
-    std::vector<QuantModule> ordered;
-    ordered.reserve(placed_order.size());
-    for (uint32_t k : placed_order) ordered.push_back(std::move(view.quant_modules[k]));
-    view.quant_modules = std::move(ordered);
+  if (!in_order) {  // permute in place, cycle by cycle: position j takes module placed_order[j]
+    std::vector<bool> done(placed_order.size(), false);
+    for (size_t start = 0; start < placed_order.size(); ++start) {
+      if (done[start]) continue;
+      QuantModule held = std::move(view.quant_modules[start]);
+      size_t j = start;
+      while (placed_order[j] != start) {
+        view.quant_modules[j] = std::move(view.quant_modules[placed_order[j]]);
+        done[j] = true;
+        j = placed_order[j];
+      }
+      view.quant_modules[j] = std::move(held);
+      done[j] = true;
+    }
   }
   return view;
 }

@@ -2,6 +2,9 @@
 // §2, §3, §8 float-quantized, §9 FP8), the ModelOpt U8 layouts (§9: NVFP4, INT4-AWQ), and int8
 // weights with a weight_scale (compressed-tensors int-quantized, ModelOpt W8A16: no QuantScheme of
 // their own, decoded as Unsupported so the scale is not counted as a parameter).
+#include <algorithm>
+#include <cstdio>
+
 #include "quant/decode.hpp"
 
 namespace hfi::quant {
@@ -54,7 +57,6 @@ std::optional<Decoded> decode_fp8(const TensorIndex& idx, const Candidate& c, ui
   Builder b(idx, fused ? base : c.prefix, scheme, anchor, w.name);
   b.module().bits = dtype_bits(w.dtype);
   std::string format = fp8_name(w.dtype);
-  format.reserve(32);
   if (!s) {
     b.require(std::nullopt, "weight_scale", "scale");
     b.problem("FP8 weight " + w.name + " has no scale tensor (weight_scale_inv or weight_scale)");
@@ -71,7 +73,9 @@ std::optional<Decoded> decode_fp8(const TensorIndex& idx, const Candidate& c, ui
       b.logical().block_scaled = true;
       if (ceil_div(w.shape[r - 2], bo) != st.shape[r - 2] || ceil_div(w.shape[r - 1], bi) != st.shape[r - 1])
         b.problem("block scale " + shape_text(st.shape) + " is not a tiling of weight " + shape_text(w.shape));
-      format.append(" block ").append(std::to_string(bo)).append("x").append(std::to_string(bi));
+      char edge[48];
+      int len = std::snprintf(edge, sizeof edge, " block %llux%llu", static_cast<unsigned long long>(bo), static_cast<unsigned long long>(bi));
+      format.append(edge, static_cast<size_t>(std::max(len, 0)));
     } else if (g == Granularity::Unfit) {
       b.problem("scale " + shape_text(st.shape) + " does not fit weight " + shape_text(w.shape));
       format += " scaled";

@@ -182,6 +182,31 @@ TEST_CASE("quant layout: FP8 per-channel (FBGEMM, 16,793,600 B) and per-tensor")
   CHECK(only_module(ctb).scheme == QuantScheme::Fp8Block);
 }
 
+TEST_CASE("quant layout: fused expert tensors keep their names (FP8 scale_inv rule, FBGEMM Llama-4)") {
+  // DeepSeek's converter rule: the scale of any one-byte X is X_scale_inv.
+  std::string X = "model.layers.1.mlp.experts.gate_up_proj";
+  auto ds = hfi::decode_storage(shard({{X, Dtype::F8_E4M3, {8, 4096, 2048}}, {X + "_scale_inv", Dtype::F32, {8, 32, 16}}}));
+  REQUIRE(ds.quant_modules.size() == 1);
+  CHECK(ds.quant_modules[0].scheme == QuantScheme::Fp8Block);
+  CHECK(ds.quant_modules[0].block == std::vector<uint64_t>{128, 128});
+  CHECK(ds.logical[0].name == X);
+  CHECK(ds.bookkeeping[0].owner == X);
+  // FBGEMM Llama-4 experts: gate_up_proj [E, H, 2I] + gate_up_proj_scale [E, 1, 2I]; down_proj
+  // [E, I, H] + down_proj_scale [E, H, 1]: one scale per output column, per expert.
+  std::string Y = "language_model.model.layers.0.feed_forward.experts.";
+  auto fb = hfi::decode_storage(shard({{Y + "gate_up_proj", Dtype::F8_E4M3, {16, 5120, 16384}},
+                                       {Y + "gate_up_proj_scale", Dtype::F32, {16, 1, 16384}},
+                                       {Y + "down_proj", Dtype::F8_E4M3, {16, 8192, 5120}},
+                                       {Y + "down_proj_scale", Dtype::F32, {16, 5120, 1}}}));
+  REQUIRE(fb.quant_modules.size() == 2);
+  for (const auto& m : fb.quant_modules) {
+    CHECK(m.scheme == QuantScheme::Fp8Channel);
+    CHECK(m.problems.empty());
+  }
+  CHECK(fb.logical.size() == 2);
+  CHECK(fb.logical[0].params == 16ull * 5120 * 16384);
+}
+
 TEST_CASE("quant layout: MXFP4 (8,912,896 B, 4.25 bpw), fused name kept") {
   std::string X = "model.layers.0.mlp.experts.down_proj";
   std::vector<T> t = {{X + "_blocks", Dtype::U8, {4096, 128, 16}}, {X + "_scales", Dtype::U8, {4096, 128}}};
@@ -249,6 +274,13 @@ TEST_CASE("quant layout: AWQ GEMM int4 g128 (8,716,288 B, 4.156 bpw) and GEMV") 
                          {P + ".qzeros", Dtype::I32, {4096, 4}},
                          {P + ".scales", Dtype::F16, {4096, 32}}};
   check_one(gemv, {QuantScheme::AwqGemv, P + ".weight", {4096, 4096}, "AWQ GEMV int4 g128", 8'388'608, 327'680, 4, 128});
+  // falcon/mpt/bloom AWQ checkpoints carry an activation-smoothing vector: bookkeeping, not a parameter.
+  auto with_act = t;
+  with_act.push_back({"model.layers.0.mlp.act.scales", Dtype::F16, {11008}});
+  auto act = hfi::decode_storage(shard(with_act));
+  CHECK(act.logical.size() == 1);
+  CHECK(kind_of(act, "act.scales") == "scale");
+  CHECK(act.bookkeeping.back().owner == "model.layers.0.mlp.act");
   // AWQ needs in divisible by the group (G-10): 4000 inputs in 32 groups of 125 are fine; in 31
   // groups they need a group of 130 (ceil(4000 / 31)), which does not divide 4000.
   auto odd = hfi::decode_storage(shard({{P + ".qweight", Dtype::I32, {4000, 512}},
@@ -428,6 +460,22 @@ TEST_CASE("quant layout: orphans, plain tensors and look-alike names") {
   CHECK(f.logical.size() == 2);
   CHECK(f.logical[0].format == "BF16");
   CHECK(f.logical[0].scheme == QuantScheme::None);
+}
+
+TEST_CASE("quant layout: modules are listed in the stored order of their weights") {
+  // a's scale comes first, but b's weight is stored before a's.
+  auto v = hfi::decode_storage(shard({{"a.weight_scale_inv", Dtype::F32, {1, 1}},
+                                      {"b.weight", Dtype::F8_E4M3, {128, 128}},
+                                      {"b.weight_scale_inv", Dtype::F32, {1, 1}},
+                                      {"c.weight", Dtype::F8_E4M3, {128, 128}},
+                                      {"c.weight_scale_inv", Dtype::F32, {1, 1}},
+                                      {"a.weight", Dtype::F8_E4M3, {128, 128}}}));
+  REQUIRE(v.quant_modules.size() == 3);
+  CHECK(v.quant_modules[0].module == "b");
+  CHECK(v.quant_modules[1].module == "c");
+  CHECK(v.quant_modules[2].module == "a");
+  for (size_t k = 0; k < 3; ++k) CHECK(v.logical[v.quant_modules[k].logical].name == v.quant_modules[k].module + ".weight");
+  CHECK(v.bookkeeping[0].owner == "a.weight");
 }
 
 TEST_CASE("quant layout: KV-cache scales are bookkeeping of their attention module") {
