@@ -28,32 +28,30 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   const size_t n = idx.size();
 
   // 1. Classify every name by its suffix; quantization vocabulary gathers under its module prefix.
-  std::vector<std::pair<uint32_t, quant::Classified>> classified;
-  classified.reserve(n);
   std::vector<uint8_t> distinctive(n, 0);  // an unclaimed distinctive term is an orphan
-  for (uint32_t i = 0; i < n; ++i)
-    if (auto cl = quant::classify(idx.at(i))) {
-      distinctive[i] = quant::term_is_distinctive(cl->term);
-      classified.emplace_back(i, *cl);
-    }
   std::vector<quant::Candidate> candidates;
-  candidates.reserve(classified.size());
+  candidates.reserve(n / 2 + 1);  // at most one module per two tensors but for lone orphans; untouched if unused
   quant::FlatIndex candidate_of;
-  candidate_of.reserve(classified.size());
+  candidate_of.reserve(64);       // grows as needed
   auto prefix_of = [&candidates](uint32_t k) { return candidates[k].prefix; };
   std::vector<std::pair<uint32_t, std::string_view>> attention_level;  // KV scales, act.scales
-  for (const auto& [i, cl] : classified) {
-    if (cl.term == quant::Term::KvScale || cl.term == quant::Term::ActScales) {
-      attention_level.emplace_back(i, cl.prefix);
+  size_t vocabulary = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    auto cl = quant::classify(idx.at(i));
+    if (!cl) continue;
+    ++vocabulary;
+    distinctive[i] = quant::term_is_distinctive(cl->term);
+    if (cl->term == quant::Term::KvScale || cl->term == quant::Term::ActScales) {
+      attention_level.emplace_back(i, cl->prefix);
       continue;
     }
-    uint32_t k = candidate_of.find(cl.prefix, prefix_of);
+    uint32_t k = candidate_of.find(cl->prefix, prefix_of);
     if (k == quant::FlatIndex::kEmpty) {
       k = static_cast<uint32_t>(candidates.size());
-      candidates.emplace_back().prefix = cl.prefix;
-      candidate_of.insert(cl.prefix, k, prefix_of, false);
+      candidates.emplace_back().prefix = cl->prefix;
+      candidate_of.insert(cl->prefix, k, prefix_of, false);
     }
-    candidates[k].add(cl.term, i);
+    candidates[k].add(cl->term, i);
   }
 
   // 2. Decode each candidate module; a stored tensor belongs to at most one module. Module k is
@@ -111,7 +109,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
 
   // 4. Everything in stored order: logical weights where their values are, bookkeeping aside.
   view.logical.reserve(n - view.quant_modules.size());
-  view.bookkeeping.reserve(classified.size());
+  view.bookkeeping.reserve(vocabulary);
   std::vector<uint32_t> placed_order;  // modules in the stored order of their weights
   placed_order.reserve(view.quant_modules.size());
   for (uint32_t i = 0; i < n; ++i) {

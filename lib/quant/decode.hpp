@@ -205,7 +205,7 @@ class Builder {
   QuantModule& module() { return d_.module; }
   LogicalTensor& logical() { return d_.logical; }
   // Fills shape/params/format/bytes and returns the result.
-  Decoded finish(std::vector<uint64_t> shape, std::string format);
+  std::optional<Decoded> finish(std::vector<uint64_t> shape, std::string format);
   const TensorIndex& index() const { return idx_; }
   std::string_view prefix() const { return prefix_; }
 

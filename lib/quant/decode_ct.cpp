@@ -14,7 +14,7 @@
 namespace hfi::quant {
 namespace {
 
-Decoded decode_packed(const TensorIndex& idx, const Candidate& c, uint32_t wp) {
+std::optional<Decoded> decode_packed(const TensorIndex& idx, const Candidate& c, uint32_t wp) {
   const TensorInfo& p = idx.at(wp);
   uint32_t pack = dtype_bits(p.dtype);
   Builder b(idx, c.prefix, QuantScheme::CtPacked, wp, std::string(c.prefix) + ".weight");
@@ -55,7 +55,7 @@ Decoded decode_packed(const TensorIndex& idx, const Candidate& c, uint32_t wp) {
 }
 
 // Shared by NVFP4 and MXFP4: U8 [..., out, in/2], scales along in.
-Decoded decode_fp4(const TensorIndex& idx, const Candidate& c, uint32_t wp, bool nvfp4) {
+std::optional<Decoded> decode_fp4(const TensorIndex& idx, const Candidate& c, uint32_t wp, bool nvfp4) {
   const TensorInfo& p = idx.at(wp);
   Builder b(idx, c.prefix, nvfp4 ? QuantScheme::CtNvfp4 : QuantScheme::Mxfp4, wp, std::string(c.prefix) + ".weight");
   b.module().bits = 4;

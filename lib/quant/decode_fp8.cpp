@@ -2,8 +2,7 @@
 // §2, §3, §8 float-quantized, §9 FP8), the ModelOpt U8 layouts (§9: NVFP4, INT4-AWQ), and int8
 // weights with a weight_scale (compressed-tensors int-quantized, ModelOpt W8A16: no QuantScheme of
 // their own, decoded as Unsupported so the scale is not counted as a parameter).
-#include <algorithm>
-#include <cstdio>
+#include <charconv>
 
 #include "quant/decode.hpp"
 
@@ -73,9 +72,11 @@ std::optional<Decoded> decode_fp8(const TensorIndex& idx, const Candidate& c, ui
       b.logical().block_scaled = true;
       if (ceil_div(w.shape[r - 2], bo) != st.shape[r - 2] || ceil_div(w.shape[r - 1], bi) != st.shape[r - 1])
         b.problem("block scale " + shape_text(st.shape) + " is not a tiling of weight " + shape_text(w.shape));
-      char edge[48];
-      int len = std::snprintf(edge, sizeof edge, " block %llux%llu", static_cast<unsigned long long>(bo), static_cast<unsigned long long>(bi));
-      format.append(edge, static_cast<size_t>(std::max(len, 0)));
+      char edge[48] = " block ";
+      char* end = std::to_chars(edge + 7, edge + 27, bo).ptr;
+      *end++ = 'x';
+      end = std::to_chars(end, edge + sizeof edge, bi).ptr;
+      format.append(edge, static_cast<size_t>(end - edge));
     } else if (g == Granularity::Unfit) {
       b.problem("scale " + shape_text(st.shape) + " does not fit weight " + shape_text(w.shape));
       format += " scaled";
@@ -88,7 +89,7 @@ std::optional<Decoded> decode_fp8(const TensorIndex& idx, const Candidate& c, ui
 }
 
 // ModelOpt NVFP4: weight U8 [out, in/2] + weight_scale F8_E4M3 [out, in/16] + weight_scale_2 [] (+ input_scale).
-Decoded decode_modelopt_nvfp4(const TensorIndex& idx, const Candidate& c, uint32_t anchor) {
+std::optional<Decoded> decode_modelopt_nvfp4(const TensorIndex& idx, const Candidate& c, uint32_t anchor) {
   const TensorInfo& w = idx.at(anchor);
   Builder b(idx, c.prefix, QuantScheme::ModeloptNvfp4, anchor, w.name);
   b.module().bits = 4;
@@ -114,7 +115,7 @@ Decoded decode_modelopt_nvfp4(const TensorIndex& idx, const Candidate& c, uint32
 }
 
 // ModelOpt INT4-AWQ: weight U8 [out/2, in] (two int4 along out) + weight_scale [out, in/g] + pre_quant_scale [in].
-Decoded decode_modelopt_int4(const TensorIndex& idx, const Candidate& c, uint32_t anchor) {
+std::optional<Decoded> decode_modelopt_int4(const TensorIndex& idx, const Candidate& c, uint32_t anchor) {
   const TensorInfo& w = idx.at(anchor);
   Builder b(idx, c.prefix, QuantScheme::ModeloptInt4Awq, anchor, w.name);
   b.module().bits = 4;
@@ -141,7 +142,7 @@ Decoded decode_modelopt_int4(const TensorIndex& idx, const Candidate& c, uint32_
 }
 
 // int8 weight + weight_scale: compressed-tensors int-quantized (W8A8) or ModelOpt W8A16/W8A8_SQ.
-Decoded decode_int8_scaled(const TensorIndex& idx, const Candidate& c, uint32_t anchor) {
+std::optional<Decoded> decode_int8_scaled(const TensorIndex& idx, const Candidate& c, uint32_t anchor) {
   const TensorInfo& w = idx.at(anchor);
   Builder b(idx, c.prefix, QuantScheme::Unsupported, anchor, w.name);
   b.module().bits = 8;

@@ -17,7 +17,7 @@ void check_group_divides(Builder& b, uint64_t in) {
     b.problem(in_text(in) + " is not divisible by group " + std::to_string(*g));
 }
 
-Decoded decode_gptq(const TensorIndex& idx, const Candidate& c, uint32_t qw) {
+std::optional<Decoded> decode_gptq(const TensorIndex& idx, const Candidate& c, uint32_t qw) {
   const TensorInfo& q = idx.at(qw);
   uint32_t pack = dtype_bits(q.dtype);
   Builder b(idx, c.prefix, QuantScheme::Gptq, qw, std::string(c.prefix) + ".weight");
@@ -51,7 +51,7 @@ Decoded decode_gptq(const TensorIndex& idx, const Candidate& c, uint32_t qw) {
   return b.finish({out, in}, std::move(format));
 }
 
-Decoded decode_awq_gemm(const TensorIndex& idx, const Candidate& c, uint32_t qw) {
+std::optional<Decoded> decode_awq_gemm(const TensorIndex& idx, const Candidate& c, uint32_t qw) {
   const TensorInfo& q = idx.at(qw);
   uint32_t pack = dtype_bits(q.dtype);
   Builder b(idx, c.prefix, QuantScheme::AwqGemm, qw, std::string(c.prefix) + ".weight");
@@ -83,7 +83,7 @@ uint64_t awq_zeros_width(uint64_t in, uint64_t g) {
   return w;
 }
 
-Decoded decode_awq_gemv(const TensorIndex& idx, const Candidate& c, uint32_t qw) {
+std::optional<Decoded> decode_awq_gemv(const TensorIndex& idx, const Candidate& c, uint32_t qw) {
   const TensorInfo& q = idx.at(qw);
   uint32_t pack = dtype_bits(q.dtype);
   Builder b(idx, c.prefix, QuantScheme::AwqGemv, qw, std::string(c.prefix) + ".weight");
@@ -116,7 +116,7 @@ Decoded decode_awq_gemv(const TensorIndex& idx, const Candidate& c, uint32_t qw)
 }
 
 // AutoAWQ version "marlin": qweight [in/16, 2*out] in Marlin tile order, scales [in/g, out], no qzeros.
-Decoded decode_awq_marlin(const TensorIndex& idx, const Candidate& c, uint32_t qw) {
+std::optional<Decoded> decode_awq_marlin(const TensorIndex& idx, const Candidate& c, uint32_t qw) {
   const TensorInfo& q = idx.at(qw);
   Builder b(idx, c.prefix, QuantScheme::GptqMarlin, qw, std::string(c.prefix) + ".weight");
   const TensorInfo* scales = b.require(".scales", "scale");
@@ -152,8 +152,8 @@ std::optional<Decoded> decode_gptq_awq(const TensorIndex& idx, const Candidate& 
     if (q.shape[1] == z[1]) return decode_awq_gemm(idx, c, *qw);
     if (q.shape[0] == z[0]) return decode_awq_gemv(idx, c, *qw);
   }
-  Decoded d = decode_gptq(idx, c, *qw);
-  d.module.problems.push_back("layout not decidable from the stored tensors (GPTQ and AWQ differ by scales/qzeros shapes): read as GPTQ");
+  auto d = decode_gptq(idx, c, *qw);
+  d->module.problems.push_back("layout not decidable from the stored tensors (GPTQ and AWQ differ by scales/qzeros shapes): read as GPTQ");
   return d;
 }
 

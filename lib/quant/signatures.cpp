@@ -186,7 +186,7 @@ const TensorInfo* Builder::require(std::optional<uint32_t> tensor, std::string_v
 
 const TensorInfo* Builder::require(std::string_view suffix, const char* kind) { return require(idx_.find(prefix_, suffix), suffix, kind); }
 
-Decoded Builder::finish(std::vector<uint64_t> shape, std::string format) {
+std::optional<Decoded> Builder::finish(std::vector<uint64_t> shape, std::string format) {
   const TensorInfo& a = anchor();
   d_.logical.params = shape.empty() ? 0 : product(shape);
   d_.logical.shape = std::move(shape);
@@ -203,7 +203,7 @@ Decoded Builder::finish(std::vector<uint64_t> shape, std::string format) {
   });
   d_.logical.bookkeeping_bytes = book;
   d_.module.bookkeeping_bytes = book;
-  return std::move(d_);
+  return std::optional<Decoded>(std::move(d_));
 }
 
 uint64_t product(const std::vector<uint64_t>& shape) {
