@@ -64,6 +64,8 @@ enum class Term : uint8_t {
   ActScales,        // P.scales where P ends in ".act" / ".gelu_impl" (AWQ smoothing vector)
 };
 
+static_assert(static_cast<unsigned>(Term::ActScales) < 64, "Candidate::mask holds one bit per Term");
+
 // Whether a term left unclaimed is listed in orphan_quant_tensors: generic spellings are not.
 bool term_is_distinctive(Term t);
 

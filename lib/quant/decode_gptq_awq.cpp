@@ -64,11 +64,14 @@ std::optional<Decoded> decode_awq_gemm(const TensorIndex& idx, const Candidate& 
     out = scales->shape[1];
     uint64_t per_word = out / q.shape[1];
     if (pack % per_word == 0) b.module().bits = static_cast<uint32_t>(pack / per_word);
+    else b.problem(std::to_string(per_word) + " values per " + std::to_string(pack) + "-bit word is no whole bit width");
     b.module().group_size = group_from(in, scales->shape[0]);
     check_group_divides(b, in);
     if (zeros && (zeros->shape.size() != 2 || zeros->shape[0] != scales->shape[0] || zeros->shape[1] != q.shape[1]))
       b.problem("qzeros " + shape_text(zeros->shape) + " should be [" + std::to_string(scales->shape[0]) + ", " +
                 std::to_string(q.shape[1]) + "]");
+  } else if (scales) {
+    b.problem("scales " + shape_text(scales->shape) + " columns are not a multiple of qweight's " + std::to_string(q.shape[1]));
   }
   if (b.module().bits != 4u) b.problem("AWQ GEMM packs 4-bit codes; the shapes imply " + std::to_string(*b.module().bits));
   std::string format = "AWQ int" + std::to_string(*b.module().bits) + " " + group_text(b.module().group_size);
