@@ -47,7 +47,8 @@ std::optional<Decoded> decode_fp8(const TensorIndex& idx, const Candidate& c, ui
   const TensorInfo& w = idx.at(anchor);
   std::string_view base = w.name;  // X for fused names, P.weight otherwise: scales are base + suffix
   std::optional<uint32_t> scale_inv = fused ? idx.find(base, "_scale_inv") : c.get(Term::WeightScaleInv);
-  std::optional<uint32_t> scale = fused ? idx.find(base, "_scale") : c.get(Term::WeightScale);
+  std::optional<uint32_t> scale = c.get(Term::WeightScale);  // P.weight_scale, or X_weight_scale (ModelOpt stacked)
+  if (fused && !scale) scale = idx.find(base, "_scale");
   std::optional<uint32_t> s = scale_inv ? scale_inv : scale;
   Granularity g = s ? granularity(w.shape, idx.at(*s).shape) : Granularity::Tensor;
   QuantScheme scheme = g == Granularity::Channel ? QuantScheme::Fp8Channel
@@ -84,7 +85,7 @@ std::optional<Decoded> decode_fp8(const TensorIndex& idx, const Candidate& c, ui
       format += g == Granularity::Channel ? " per-channel" : " per-tensor";
     }
   }
-  if (!fused) b.add(c.get(Term::InputScale), "input scale");
+  b.add(c.get(Term::InputScale), "input scale");
   return b.finish(w.shape, std::move(format));
 }
 
@@ -165,13 +166,14 @@ std::optional<Decoded> decode_fp8_or_modelopt(const TensorIndex& idx, const Cand
   bool fused = c.has(Term::FusedScaleInv) || c.has(Term::FusedScale);
   std::optional<uint32_t> anchor = fused ? idx.find(c.prefix) : c.get(Term::F8Weight);
   if (!anchor && !fused) anchor = idx.find(c.prefix, ".weight");
+  if (!anchor && !fused && (anchor = idx.find(c.prefix))) fused = true;  // X + X_weight_scale...: stacked experts
   if (!anchor) return std::nullopt;
   const TensorInfo& w = idx.at(*anchor);
   if (is_fp8(w.dtype)) return decode_fp8(idx, c, *anchor, fused);
   // DeepSeek's converter rule: any one-byte X with X_scale_inv is block-scaled.
   bool scale_inv = fused ? c.has(Term::FusedScaleInv) : c.has(Term::WeightScaleInv);
   if (scale_inv && dtype_bits(w.dtype) == 8) return decode_fp8(idx, c, *anchor, fused);
-  if (fused) return std::nullopt;
+  if (c.has(Term::FusedScale) || c.has(Term::FusedScaleInv)) return std::nullopt;
   if (w.dtype == Dtype::U8) {
     auto ws = c.get(Term::WeightScale);
     bool nvfp4 = ws ? idx.at(*ws).dtype == Dtype::F8_E4M3 : !c.has(Term::PreQuantScale) && c.has(Term::WeightScale2);

@@ -119,6 +119,10 @@ std::optional<Classified> classify(const TensorInfo& t) {
     return Classified{Term::MxBlocks, name.substr(0, name.size() - 7)};
   if (last.ends_with("_scales") && (t.dtype == Dtype::U8 || t.dtype == Dtype::F8_E8M0))
     return Classified{Term::MxScales, name.substr(0, name.size() - 7)};
+  // ModelOpt stacked experts (vLLM-fused layout): X_weight_scale, X_weight_scale_2, X_input_scale.
+  if (last.ends_with("_weight_scale_2")) return Classified{Term::WeightScale2, name.substr(0, name.size() - 15)};
+  if (last.ends_with("_weight_scale")) return Classified{Term::WeightScale, name.substr(0, name.size() - 13)};
+  if (last.ends_with("_input_scale")) return Classified{Term::InputScale, name.substr(0, name.size() - 12)};
   if (last.ends_with("_scale") && last.size() > 6) return Classified{Term::FusedScale, name.substr(0, name.size() - 6)};
   return std::nullopt;
 }

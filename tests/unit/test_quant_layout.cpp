@@ -388,6 +388,25 @@ TEST_CASE("quant layout: NVFP4, compressed-tensors and ModelOpt spellings (9,437
   CHECK(only_module(hfi::decode_storage(shard(without(mo, ".weight_scale_2")))).missing == std::vector<std::string>{"weight_scale_2"});
 }
 
+TEST_CASE("quant layout: ModelOpt NVFP4 stacked experts (vLLM-fused names)") {
+  // E = 8 experts of [2048 out, 4096 in]: U8 [8, 2048, 2048], F8 scales [8, 2048, 256], globals per expert.
+  std::string X = "model.layers.0.mlp.experts.gate_up_proj";
+  auto v = hfi::decode_storage(shard({{X, Dtype::U8, {8, 2048, 2048}},
+                                      {X + "_weight_scale", Dtype::F8_E4M3, {8, 2048, 256}},
+                                      {X + "_weight_scale_2", Dtype::F32, {8}},
+                                      {X + "_input_scale", Dtype::F32, {8}}}));
+  const auto& m = only_module(v);
+  CHECK(m.scheme == QuantScheme::ModeloptNvfp4);
+  CHECK(m.problems.empty());
+  CHECK(m.missing.empty());
+  CHECK(m.group_size == 16u);
+  CHECK(v.logical.size() == 1);
+  CHECK(v.logical[0].name == X);
+  CHECK(v.logical[0].shape == std::vector<uint64_t>{8, 2048, 4096});
+  CHECK(v.bookkeeping.size() == 3);
+  CHECK(v.orphan_quant_tensors.empty());
+}
+
 TEST_CASE("quant layout: ModelOpt INT4-AWQ g128") {
   // weight U8 [out/2, in] = 8,388,608; weight_scale BF16 [out, in/128] = 262,144; pre_quant_scale BF16 [in] = 8,192
   std::vector<T> t = {{P + ".weight", Dtype::U8, {2048, 4096}},
