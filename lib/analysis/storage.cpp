@@ -30,7 +30,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   // 1. Classify every name by its suffix; quantization vocabulary gathers under its module prefix.
   std::vector<uint8_t> distinctive(n, 0);  // an unclaimed distinctive term is an orphan
   std::vector<quant::Candidate> candidates;
-  candidates.reserve(n / 2 + 1);  // at most one module per two tensors but for lone orphans; untouched if unused
+  candidates.reserve(n / 2 + 1);  // a module has two or more tensors (lone orphans may exceed this: growth is safe)
   quant::FlatIndex candidate_of;
   candidate_of.reserve(64);       // grows as needed
   auto prefix_of = [&candidates](uint32_t k) { return candidates[k].prefix; };
