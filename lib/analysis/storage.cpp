@@ -1,97 +1,170 @@
+// decode_storage(): the stored tensors of all shards as logical weights, bookkeeping and quantized
+// modules. The format knowledge lives in lib/quant/ (decode.hpp); this file runs the passes.
 #include "analysis/storage.hpp"
 
 #include <cstdint>
 #include <unordered_map>
 
+#include "quant/decode.hpp"
+
 namespace hfi {
 namespace {
 
-std::string strip(const std::string& s, std::string_view suffix) { return s.substr(0, s.size() - suffix.size()); }
+constexpr int32_t kUnclaimed = -1;
+constexpr int32_t kStandalone = -2;  // bookkeeping with no quantized weight: KV-cache scales, AWQ act.scales
 
-std::string_view strip_view(std::string_view s, std::string_view suffix) { return s.substr(0, s.size() - suffix.size()); }
+bool is_awq(QuantScheme s) { return s == QuantScheme::AwqGemm || s == QuantScheme::AwqGemv; }
 
 }  // namespace
 
 StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   StorageView view;
-  size_t tensor_count = 0;
-  for (const auto& s : shards) tensor_count += s.header.tensors.size();
-  // One map for every lookup below. Keys are views of the names inside `shards`, which outlive it;
-  // `logical` is filled in as each stored tensor becomes (part of) a logical one.
-  struct Entry {
-    const TensorInfo* tensor;
-    size_t logical = SIZE_MAX;
-  };
-  std::unordered_map<std::string_view, Entry> by_name;
-  by_name.reserve(tensor_count);
-  std::vector<Entry*> entry_of;  // each stored tensor's entry, in shard order (nodes never move)
-  entry_of.reserve(tensor_count);
   for (const auto& s : shards) {
     view.stored_bytes += s.header.data_bytes;
     view.file_bytes += s.header.file_size();
-    for (const auto& t : s.header.tensors) {
-      auto [it, inserted] = by_name.insert_or_assign(t.name, Entry{&t});
-      entry_of.push_back(&it->second);
-      view.stored_elements += t.elements;
-    }
+    for (const auto& t : s.header.tensors) view.stored_elements += t.elements;
   }
-  view.logical.reserve(tensor_count);
-  std::vector<const TensorInfo*> deferred;  // bookkeeping whose owner may come later
-  size_t stored_index = 0;
-  for (const auto& s : shards) {
-    for (const auto& t : s.header.tensors) {
-      Entry* entry = entry_of[stored_index++];
-      // FP8 block scales: W.weight (1 byte per element) + W.weight_scale_inv.
-      if (t.name.ends_with("_scale_inv")) {
-        auto it = by_name.find(strip_view(t.name, "_scale_inv"));
-        if (it != by_name.end() && dtype_bits(it->second.tensor->dtype) == 8) {
-          deferred.push_back(&t);
-          continue;
-        }
-      }
-      // MXFP4: W_blocks (U8 [..., n/32, 16]) + W_scales (U8 [..., n/32]).
-      if (t.name.ends_with("_scales") && by_name.count(strip(t.name, "_scales") + "_blocks")) {
-        deferred.push_back(&t);
-        continue;
-      }
-      LogicalTensor l;
-      l.name = t.name;
-      l.shape = t.shape;
-      l.format = dtype_name(t.dtype);
-      l.stored_bytes = t.bytes();
-      l.params = t.shape.empty() ? 0 : t.elements;
-      if (t.shape.empty()) ++view.scalar_tensors;
-      if (t.name.ends_with("_blocks") && t.dtype == Dtype::U8 && t.shape.size() >= 2 && t.shape.back() == 16 &&
-          by_name.count(strip(t.name, "_blocks") + "_scales")) {
-        l.name = strip(t.name, "_blocks");
-        l.shape.pop_back();
-        l.shape.back() *= 32;  // 16 bytes = 32 four-bit values per block
-        l.params = t.elements * 2;
-        l.format = "MXFP4";
-      }
-      entry->logical = view.logical.size();
-      view.logical.push_back(std::move(l));
+  quant::TensorIndex idx(shards);
+  const size_t n = idx.size();
+
+  // 1. Classify every name by its suffix; quantization vocabulary gathers under its module prefix.
+  std::vector<uint8_t> distinctive(n, 0);  // an unclaimed distinctive term is an orphan
+  std::vector<quant::Candidate> candidates;
+  candidates.reserve(n / 2 + 1);  // a module has two or more tensors (lone orphans may exceed this: growth is safe)
+  quant::FlatIndex candidate_of;
+  candidate_of.reserve(64);       // grows as needed
+  auto prefix_of = [&candidates](uint32_t k) { return candidates[k].prefix; };
+  std::vector<std::pair<uint32_t, std::string_view>> attention_level;  // KV scales, act.scales
+  size_t vocabulary = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    auto cl = quant::classify(idx.at(i));
+    if (!cl) continue;
+    ++vocabulary;
+    distinctive[i] = quant::term_is_distinctive(cl->term);
+    if (cl->term == quant::Term::KvScale || cl->term == quant::Term::ActScales) {
+      attention_level.emplace_back(i, cl->prefix);
+      continue;
     }
+    uint32_t k = candidate_of.find(cl->prefix, prefix_of);
+    if (k == quant::FlatIndex::kEmpty) {
+      k = static_cast<uint32_t>(candidates.size());
+      candidates.emplace_back().prefix = cl->prefix;
+      candidate_of.insert(cl->prefix, k, prefix_of, false);
+    }
+    candidates[k].add(cl->term, i);
   }
-  view.bookkeeping.reserve(deferred.size());
-  for (const TensorInfo* t : deferred) {
-    BookkeepingTensor b;
-    b.name = t->name;
-    b.dtype = t->dtype;
-    b.elements = t->elements;
-    b.bytes = t->bytes();
-    bool block_scale = t->name.ends_with("_scale_inv");
-    // The owner's stored name: W for an FP8 scale, W_blocks for MXFP4 exponents.
-    auto owner = block_scale ? by_name.find(strip_view(t->name, "_scale_inv"))
-                             : by_name.find(strip(t->name, "_scales") + "_blocks");
-    b.owner = block_scale ? strip(t->name, "_scale_inv") : strip(t->name, "_scales");
-    b.kind = block_scale ? "block scale" : "mx exponent";
-    if (owner != by_name.end() && owner->second.logical != SIZE_MAX) {
-      LogicalTensor& l = view.logical[owner->second.logical];
-      l.bookkeeping_bytes += b.bytes;
-      l.block_scaled = l.block_scaled || block_scale;
+
+  // 2. Decode each candidate module; a stored tensor belongs to at most one module. Module k is
+  // view.quant_modules[k]; its logical weight waits in quant_logical[k] until step 4 places it.
+  std::vector<int32_t> claim(n, kUnclaimed);
+  std::vector<const char*> kind(n, nullptr);
+  std::vector<LogicalTensor> quant_logical;
+  std::vector<uint32_t> anchor_of;
+  quant_logical.reserve(candidates.size());
+  anchor_of.reserve(candidates.size());
+  view.quant_modules.reserve(candidates.size());
+  std::vector<int32_t> module_of(candidates.size(), -1);
+  bool any_awq = false;
+  for (size_t ci = 0; ci < candidates.size(); ++ci) {
+    auto d = quant::decode_candidate(idx, candidates[ci]);
+    if (!d) continue;
+    bool free = claim[d->anchor] == kUnclaimed;
+    d->companions.each([&](const quant::Companion& c) { free = free && claim[c.tensor] == kUnclaimed; });
+    if (!free) continue;
+    auto k = static_cast<int32_t>(view.quant_modules.size());
+    claim[d->anchor] = k;
+    d->companions.each([&](const quant::Companion& c) {
+      claim[c.tensor] = k;
+      kind[c.tensor] = c.kind;
+    });
+    any_awq = any_awq || is_awq(d->module.scheme);
+    module_of[ci] = k;
+    anchor_of.push_back(d->anchor);
+    quant_logical.push_back(std::move(d->logical));
+    view.quant_modules.push_back(std::move(d->module));
+  }
+
+  // 3. Scales that belong to an attention module (k_scale, v_scale) or to an AWQ activation
+  // (act.scales): part of a quantized module when one has the same prefix (ModelOpt puts k_scale
+  // on k_proj), else bookkeeping of their own module.
+  std::unordered_map<uint32_t, std::string_view> standalone_owner;
+  for (const auto& [i, prefix] : attention_level) {
+    bool kv = !idx.at(i).name.ends_with(".scales");
+    if (!kv && !any_awq) continue;  // "act.scales" outside an AWQ checkpoint: an ordinary tensor
+    uint32_t ci = candidate_of.find(prefix, prefix_of);
+    if (ci != quant::FlatIndex::kEmpty && module_of[ci] >= 0) {
+      auto k = static_cast<size_t>(module_of[ci]);
+      const TensorInfo& t = idx.at(i);
+      claim[i] = module_of[ci];
+      kind[i] = kv ? "kv scale" : "scale";
+      quant_logical[k].bookkeeping_bytes += t.bytes();
+      view.quant_modules[k].bookkeeping_bytes += t.bytes();
+      view.quant_modules[k].tensors.push_back(t.name);
+      continue;
     }
-    view.bookkeeping.push_back(std::move(b));
+    claim[i] = kStandalone;
+    kind[i] = kv ? "kv scale" : "scale";
+    standalone_owner.emplace(i, prefix);
+  }
+
+  // 4. Everything in stored order: logical weights where their values are, bookkeeping aside.
+  view.logical.reserve(n - view.quant_modules.size());
+  view.bookkeeping.reserve(vocabulary);
+  std::vector<uint32_t> placed_order;  // modules in the stored order of their weights
+  placed_order.reserve(view.quant_modules.size());
+  for (uint32_t i = 0; i < n; ++i) {
+    const TensorInfo& t = idx.at(i);
+    if (claim[i] >= 0 && anchor_of[static_cast<size_t>(claim[i])] == i) {
+      auto k = static_cast<size_t>(claim[i]);
+      view.quant_modules[k].logical = view.logical.size();
+      placed_order.push_back(static_cast<uint32_t>(k));
+      view.logical.push_back(std::move(quant_logical[k]));
+      continue;
+    }
+    if (claim[i] != kUnclaimed) {
+      BookkeepingTensor b;
+      b.name = t.name;
+      if (claim[i] == kStandalone) {
+        b.owner = std::string(standalone_owner.at(i));
+      } else {
+        auto k = static_cast<size_t>(claim[i]);  // the owner's name: in quant_logical until its weight is placed
+        size_t placed = view.quant_modules[k].logical;
+        b.owner = placed != SIZE_MAX ? view.logical[placed].name : quant_logical[k].name;
+      }
+      b.kind = kind[i];
+      b.dtype = t.dtype;
+      b.elements = t.elements;
+      b.bytes = t.bytes();
+      view.bookkeeping.push_back(std::move(b));
+      continue;
+    }
+    LogicalTensor l;
+    l.name = t.name;
+    l.shape = t.shape;
+    l.format = dtype_name(t.dtype);
+    l.stored_bytes = t.bytes();
+    l.params = t.shape.empty() ? 0 : t.elements;
+    if (t.shape.empty()) ++view.scalar_tensors;
+    if (distinctive[i]) view.orphan_quant_tensors.push_back(t.name);
+    view.logical.push_back(std::move(l));
+  }
+  // Modules were found in the order of their first vocabulary tensor; list them in stored order.
+  bool in_order = true;
+  for (size_t j = 0; j < placed_order.size() && in_order; ++j) in_order = placed_order[j] == j;
+  if (!in_order) {  // permute in place, cycle by cycle: position j takes module placed_order[j]
+    std::vector<bool> done(placed_order.size(), false);
+    for (size_t start = 0; start < placed_order.size(); ++start) {
+      if (done[start]) continue;
+      QuantModule held = std::move(view.quant_modules[start]);
+      size_t j = start;
+      while (placed_order[j] != start) {
+        view.quant_modules[j] = std::move(view.quant_modules[placed_order[j]]);
+        done[j] = true;
+        j = placed_order[j];
+      }
+      view.quant_modules[j] = std::move(held);
+      done[j] = true;
+    }
   }
   return view;
 }

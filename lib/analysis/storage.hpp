@@ -1,7 +1,9 @@
 // Turns stored tensors into logical weights. Quantized formats store one logical weight as
-// several tensors (FP8 values + block scales; MXFP4 packed nibbles + exponents); counting stored
-// elements would halve MXFP4 weights and add scales as parameters. Here every stored tensor is
-// either a logical weight or bookkeeping attached to one.
+// several tensors (FP8 values + block scales; MXFP4 packed nibbles + exponents; GPTQ qweight +
+// qzeros + scales + g_idx; ...); counting stored elements would undercount packed weights 2-8x and
+// add scales as parameters. Here every stored tensor is either a logical weight or bookkeeping
+// attached to one, and every quantized linear is also described as a QuantModule. The format
+// rules (../shared/docs/quant-formats.md) live in lib/quant/decode*.cpp and signatures.cpp.
 #pragma once
 
 #include <cstdint>
@@ -15,10 +17,18 @@
 namespace hfi {
 
 struct LogicalTensor {
-  std::string name;             // logical name (MXFP4 "_blocks" suffix dropped)
-  std::vector<uint64_t> shape;  // logical shape
+  // Logical name: "<module>.weight" for packed formats (GPTQ "P.qweight" -> "P.weight"); the
+  // fused name for MXFP4 ("X_blocks" -> "X") and fused FP8 experts.
+  std::string name;
+  // Logical shape: [out, in] or [E, out, in] (EETQ's transposed [in, out] turned back). For
+  // bitsandbytes 4-bit, HQQ and quanto 4/2-bit the header does not hold [out, in] (it is tensor
+  // data): [n] flattened, or [out, n / out] when the module stores a bias [out].
+  std::vector<uint64_t> shape;
   uint64_t params = 0;          // logical elements; 0 for rank-0 scalars, as the Hub counts them
-  std::string format;           // "BF16", "F8_E4M3", "MXFP4", ...: how the values are stored
+  // How the values are stored: the dtype ("BF16", "F8_E4M3") for plain tensors; for quantized
+  // weights a readable scheme: "FP8 block 128x128", "FP8 per-channel", "MXFP4", "GPTQ int4 g128",
+  // "AWQ int4 g128", "NF4", "INT8 (LLM.int8)", "CT int4 g128", "NVFP4", "HQQ int4 g64", ...
+  std::string format;
   uint64_t stored_bytes = 0;    // bytes of the values themselves
   uint64_t bookkeeping_bytes = 0;  // scales and the like that belong to this weight
   bool block_scaled = false;       // FP8 values with a weight_scale_inv beside them

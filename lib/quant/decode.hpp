@@ -1,0 +1,254 @@
+// Internal to decode_storage(): the suffix vocabulary of every quantization format
+// (../shared/docs/quant-formats.md §1) and one decoder per family of formats. Nothing here is a
+// public interface; analysis/storage.hpp is.
+//
+// How it works: one pass classifies every stored name by its last component (signatures.cpp).
+// A name in a quantization vocabulary registers its module prefix as a candidate, remembering
+// which terms were seen. Each candidate then goes to the decoder of its family, which looks the
+// generic companions up by exact name (".scales", ".s", ".zero": too common to classify alone)
+// and returns the logical weight, the module and the tensors it claims.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/storage.hpp"
+#include "formats/safetensors_header.hpp"
+
+namespace hfi::quant {
+
+// Vocabulary terms that classify a stored name on their own.
+enum class Term : uint8_t {
+  F8Weight,         // P.weight stored in an FP8 dtype
+  WeightScaleInv,   // P.weight_scale_inv
+  FusedScaleInv,    // X_scale_inv next to a one-byte X that is not a ".weight" (fused experts)
+  FusedScale,       // X_scale next to an FP8 X (FBGEMM Llama-4 experts); not distinctive alone
+  WeightScale,      // P.weight_scale
+  WeightScale2,     // P.weight_scale_2 (ModelOpt NVFP4 / W4A8 global)
+  InputScale,       // P.input_scale
+  InputZeroPoint,   // P.input_zero_point (compressed-tensors static int activations)
+  OutputScale,      // P.output_scale (quanto)
+  PreQuantScale,    // P.pre_quant_scale (ModelOpt AWQ)
+  EetqScales,       // P.weight_scales
+  QWeight,          // P.qweight
+  QZeros,           // P.qzeros
+  GIdx,             // P.g_idx
+  MarlinB,          // P.B stored as I32
+  Scb,              // P.SCB
+  WeightFormat,     // P.weight_format
+  BnbAbsmax,        // P.weight.absmax
+  BnbQuantMap,      // P.weight.quant_map
+  BnbNestedAbsmax,  // P.weight.nested_absmax
+  BnbNestedQuantMap,// P.weight.nested_quant_map
+  BnbQuantState,    // P.weight.quant_state.bitsandbytes__{nf4,fp4}
+  WeightPacked,     // P.weight_packed
+  WeightShape,      // P.weight_shape
+  WeightZeroPoint,  // P.weight_zero_point
+  WeightGIdx,       // P.weight_g_idx
+  WeightGlobalScale,// P.weight_global_scale
+  InputGlobalScale, // P.input_global_scale
+  HqqWq,            // P.W_q
+  QuantoData,       // P.weight._data
+  QuantoPacked,     // P.weight._data._data
+  QuantoScale,      // P.weight._scale
+  QuantoShift,      // P.weight._shift
+  MxBlocks,         // X_blocks, U8 [..., n/32, 16]
+  MxScales,         // X_scales, U8 or F8_E8M0
+  KvScale,          // P.k_scale / P.v_scale: attention-level, attached afterwards
+  ActScales,        // P.scales where P ends in ".act" / ".gelu_impl" (AWQ smoothing vector)
+};
+
+static_assert(static_cast<unsigned>(Term::ActScales) < 64, "Candidate::mask holds one bit per Term");
+
+// Whether a term left unclaimed is listed in orphan_quant_tensors: generic spellings are not.
+bool term_is_distinctive(Term t);
+
+struct Classified {
+  Term term;
+  std::string_view prefix;  // module prefix (for fused names: the fused tensor's own name)
+};
+
+// By the last component (and, for bitsandbytes and quanto, the one or two before it). No regex.
+std::optional<Classified> classify(const TensorInfo& t);
+
+// Open-addressing map from a string to a uint32 id, for ids whose key `key_of(id)` returns. No node
+// per entry: DeepSeek-V3's 92k names cost one array instead of 92k allocations and frees.
+class FlatIndex {
+ public:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  void reserve(size_t n) {
+    size_t cap = 16;
+    while (cap < n + n / 2 + 1) cap *= 2;
+    slots_.assign(cap, kEmpty);
+  }
+  // The id stored for `key`, or kEmpty.
+  template <typename KeyOf>
+  uint32_t find(std::string_view key, const KeyOf& key_of) const {
+    if (slots_.empty()) return kEmpty;
+    size_t mask = slots_.size() - 1;
+    for (size_t at = std::hash<std::string_view>{}(key) & mask;; at = (at + 1) & mask) {
+      uint32_t id = slots_[at];
+      if (id == kEmpty || key_of(id) == key) return id;
+    }
+  }
+  // Stores `id` under `key` (replacing an earlier id with the same key); returns the earlier id or kEmpty.
+  template <typename KeyOf>
+  uint32_t insert(std::string_view key, uint32_t id, const KeyOf& key_of, bool replace) {
+    if ((count_ + 1) * 3 > slots_.size() * 2) grow(key_of);
+    size_t mask = slots_.size() - 1;
+    for (size_t at = std::hash<std::string_view>{}(key) & mask;; at = (at + 1) & mask) {
+      uint32_t old = slots_[at];
+      if (old == kEmpty) {
+        slots_[at] = id;
+        ++count_;
+        return kEmpty;
+      }
+      if (key_of(old) == key) {
+        if (replace) slots_[at] = id;
+        return old;
+      }
+    }
+  }
+
+ private:
+  template <typename KeyOf>
+  void grow(const KeyOf& key_of) {
+    std::vector<uint32_t> old = std::move(slots_);
+    reserve(std::max<size_t>(16, old.size()));
+    count_ = 0;
+    for (uint32_t id : old)
+      if (id != kEmpty) insert(key_of(id), id, key_of, true);
+  }
+  std::vector<uint32_t> slots_;
+  size_t count_ = 0;
+};
+
+// Every stored tensor of all shards, in stored order, with an exact-name lookup.
+class TensorIndex {
+ public:
+  explicit TensorIndex(const std::vector<ShardHeader>& shards);
+  size_t size() const { return tensors_.size(); }
+  const TensorInfo& at(uint32_t i) const { return *tensors_[i]; }
+  // prefix + suffix; the concatenation uses a scratch buffer, no allocation after warm-up.
+  std::optional<uint32_t> find(std::string_view prefix, std::string_view suffix) const;
+  std::optional<uint32_t> find(std::string_view name) const;
+
+ private:
+  std::vector<const TensorInfo*> tensors_;
+  FlatIndex by_name_;
+  mutable std::string scratch_;
+};
+
+// A fixed-capacity list: decoding DeepSeek-V3 makes ~46k of each, and a heap block apiece showed.
+template <typename V, size_t N>
+class SmallList {
+ public:
+  void push_back(const V& v) {
+    if (size_ < N) inline_[size_++] = v;
+    else overflow_.push_back(v);
+  }
+  size_t size() const { return size_ + overflow_.size(); }
+  const V& operator[](size_t i) const { return i < N ? inline_[i] : overflow_[i - N]; }
+  template <typename F>
+  void each(F&& f) const {
+    for (size_t i = 0; i < size_; ++i) f(inline_[i]);
+    for (const auto& v : overflow_) f(v);
+  }
+
+ private:
+  std::array<V, N> inline_{};
+  size_t size_ = 0;
+  std::vector<V> overflow_;
+};
+
+struct Candidate {
+  std::string_view prefix;
+  SmallList<std::pair<Term, uint32_t>, 4> terms;  // usually one to four
+  uint64_t mask = 0;                              // bit per Term present
+  void add(Term t, uint32_t tensor) {
+    terms.push_back({t, tensor});
+    mask |= uint64_t{1} << static_cast<unsigned>(t);
+  }
+  bool has(Term t) const { return mask & (uint64_t{1} << static_cast<unsigned>(t)); }
+  std::optional<uint32_t> get(Term t) const;
+};
+
+struct Companion {
+  uint32_t tensor;
+  const char* kind;        // BookkeepingTensor::kind vocabulary
+};
+
+// What a decoder returns for one quantized linear.
+struct Decoded {
+  uint32_t anchor = 0;     // the stored tensor that becomes the logical weight
+  LogicalTensor logical;
+  QuantModule module;      // `logical` index filled in when placed
+  SmallList<Companion, 4> companions;
+};
+
+// Helpers shared by decoders.
+class Builder {
+ public:
+  Builder(const TensorIndex& idx, std::string_view prefix, QuantScheme scheme, uint32_t anchor, std::string logical_name);
+  const TensorInfo& anchor() const { return idx_.at(d_.anchor); }
+  // Adds a companion by index or by suffix; returns it if stored.
+  const TensorInfo* add(std::optional<uint32_t> tensor, const char* kind);
+  const TensorInfo* add(std::string_view suffix, const char* kind);
+  // Adds a required companion; lists `suffix` in `missing` when it is not stored.
+  const TensorInfo* require(std::optional<uint32_t> tensor, std::string_view suffix, const char* kind);
+  const TensorInfo* require(std::string_view suffix, const char* kind);
+  void problem(std::string text) { d_.module.problems.push_back(std::move(text)); }
+  QuantModule& module() { return d_.module; }
+  LogicalTensor& logical() { return d_.logical; }
+  // Fills shape/params/format/bytes and returns the result.
+  std::optional<Decoded> finish(std::vector<uint64_t> shape, std::string format);
+  const TensorIndex& index() const { return idx_; }
+  std::string_view prefix() const { return prefix_; }
+
+ private:
+  const TensorIndex& idx_;
+  std::string_view prefix_;
+  Decoded d_;
+};
+
+uint64_t product(const std::vector<uint64_t>& shape);
+uint64_t ceil_div(uint64_t a, uint64_t b);
+std::string shape_text(const std::vector<uint64_t>& shape);
+// The group size g with ceil(in / g) == groups: in / groups when exact, else the smallest power of
+// two that fits, else ceil(in / groups). nullopt for one group (per-channel: the configs' -1).
+std::optional<uint32_t> group_from(uint64_t in, uint64_t groups);
+// The same for an FP8 block edge: always a value (one block spanning the dimension is the dimension).
+uint64_t block_from(uint64_t dim, uint64_t blocks);
+// Bits b in 2..8 with ceil(count * b / pack) == words (codes of `count` values packed into words of
+// `pack` bits); nullopt when none fits.
+std::optional<uint32_t> bits_from_words(uint64_t count, uint64_t words, uint32_t pack);
+// "g128", or "per-channel" for no group.
+std::string group_text(std::optional<uint32_t> g);
+
+// Family decoders: nullopt when the candidate is not (or not recognisably) a quantized linear;
+// then its distinctive terms become orphans.
+std::optional<Decoded> decode_fp8_or_modelopt(const TensorIndex& idx, const Candidate& c);  // decode_fp8.cpp
+std::optional<Decoded> decode_mxfp4(const TensorIndex& idx, const Candidate& c);            // decode_fp4.cpp
+std::optional<Decoded> decode_gptq_awq(const TensorIndex& idx, const Candidate& c);         // decode_gptq_awq.cpp
+std::optional<Decoded> decode_marlin(const TensorIndex& idx, const Candidate& c);           // decode_gptq_awq.cpp
+std::optional<Decoded> decode_bnb4(const TensorIndex& idx, const Candidate& c);             // decode_bnb.cpp
+std::optional<Decoded> decode_bnb8(const TensorIndex& idx, const Candidate& c);             // decode_bnb.cpp
+std::optional<Decoded> decode_ct(const TensorIndex& idx, const Candidate& c);               // decode_ct.cpp
+std::optional<Decoded> decode_hqq(const TensorIndex& idx, const Candidate& c);              // decode_other.cpp
+std::optional<Decoded> decode_eetq(const TensorIndex& idx, const Candidate& c);             // decode_other.cpp
+std::optional<Decoded> decode_quanto(const TensorIndex& idx, const Candidate& c);           // decode_other.cpp
+
+// Picks the decoder from the terms seen.
+std::optional<Decoded> decode_candidate(const TensorIndex& idx, const Candidate& c);        // signatures.cpp
+
+// For packed formats whose [out, in] is not in the header (bitsandbytes 4-bit, HQQ, quanto
+// 4/2-bit): [out, n / out] when the module stores a bias [out] that divides n, else [n].
+std::vector<uint64_t> flat_or_from_bias(const TensorIndex& idx, std::string_view prefix, uint64_t n);
+
+}  // namespace hfi::quant
