@@ -96,6 +96,37 @@ std::string name_pattern(const std::string& name) {
   return out;
 }
 
+// A fused expert tensor the spec expects ("...experts.gate_up_proj" [E, 2I, H], "...experts.down_proj")
+// stored one Linear per expert instead, as quantizers that work on nn.Linear modules save MoE
+// layers: "...experts.{e}.gate_proj.weight" + "up_proj", or "down_proj". All E experts must be
+// there and hold the fused tensor's elements between them.
+bool match_split_experts(const ExpectedTensor& x, const std::string& name, const StorageView& actual,
+                         const std::unordered_map<std::string_view, size_t>& actual_index, size_t e, Reconciliation& r) {
+  static const std::string kGateUp = "experts.gate_up_proj", kDown = "experts.down_proj";
+  bool gate_up = name.ends_with(kGateUp);
+  if ((!gate_up && !name.ends_with(kDown)) || x.shape.size() != 3) return false;
+  std::string base = name.substr(0, name.size() - (gate_up ? kGateUp : kDown).size()) + "experts.";
+  std::vector<size_t> found;
+  uint64_t params = 0;
+  static const std::vector<std::string> kGateUpParts = {".gate_proj.weight", ".up_proj.weight"};
+  static const std::vector<std::string> kDownParts = {".down_proj.weight"};
+  for (uint64_t expert = 0; expert < x.shape[0]; ++expert) {
+    for (const std::string& part : gate_up ? kGateUpParts : kDownParts) {
+      auto it = actual_index.find(base + std::to_string(expert) + part);
+      if (it == actual_index.end() || r.expected_of[it->second] >= 0) return false;
+      found.push_back(it->second);
+      params += actual.logical[it->second].params;
+    }
+  }
+  if (params != x.params()) return false;
+  for (size_t i : found) {
+    r.expected_of[i] = static_cast<int64_t>(e);
+    ++r.matched_tensors;
+    r.matched_params += actual.logical[i].params;
+  }
+  return true;
+}
+
 Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
   Reconciliation r;
   if (expected) detect_prefixes(*expected, actual, r);
@@ -111,6 +142,7 @@ Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
       auto it = actual_index.find(name);
       for (size_t k = 0; it == actual_index.end() && k < x.alternative_names.size(); ++k)
         it = actual_index.find(map_name(x, x.alternative_names[k], r));
+      if (it == actual_index.end() && match_split_experts(x, name, actual, actual_index, e, r)) continue;
       if (it == actual_index.end()) {
         if (x.optional) (x.optional_part || x.role == Role::Buffer ? r.absent_parts : r.absent_by_design).push_back(name);
         else r.missing.push_back({name, x.role, x.params()});
@@ -122,6 +154,10 @@ Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
       r.matched_params += a.params;
       bool shape_ok = a.shape == x.shape;
       for (const auto& alt : x.alternative_shapes) shape_ok = shape_ok || a.shape == alt;
+      // bitsandbytes 4-bit, HQQ and quanto 4/2-bit headers do not carry the logical shape: the
+      // element count is all there is to compare.
+      bool shape_unknown = a.scheme == QuantScheme::Bnb4 || a.scheme == QuantScheme::Hqq || a.scheme == QuantScheme::Quanto;
+      if (shape_unknown && a.params == x.params()) shape_ok = true;
       if (!shape_ok) r.shape_mismatches.push_back({name, x.shape, a.shape});
     }
   }
