@@ -194,6 +194,55 @@ void mark_routed(ArchModel& m, size_t first, uint32_t top_k, uint32_t experts) {
   }
 }
 
+void add_layernorm(ArchModel& m, const std::string& name, uint64_t width, int layer, bool bias) {
+  add(m, name + ".weight", {width}, Role::Norm, layer);
+  if (bias) add(m, name + ".bias", {width}, Role::Norm, layer);
+}
+
+void add_linear(ArchModel& m, const std::string& name, uint64_t out, uint64_t in, Role role, int layer, bool bias) {
+  add(m, name + ".weight", {out, in}, role, layer);
+  if (bias) add(m, name + ".bias", {out}, role, layer);
+}
+
+void add_swiglu_experts(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter,
+                        uint64_t experts, uint64_t top_k) {
+  size_t first = m.tensors.size();
+  for (uint64_t e = 0; e < experts; ++e)
+    add_swiglu(m, prefix + std::to_string(e) + ".", layer, hidden, inter, Role::RoutedExpert);
+  mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
+}
+
+void add_mixtral_moe(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter,
+                     uint64_t experts, uint64_t top_k) {
+  add(m, prefix + "gate.weight", {experts, hidden}, Role::Router, layer);
+  size_t first = m.tensors.size();
+  for (uint64_t e = 0; e < experts; ++e) {
+    std::string q = prefix + "experts." + std::to_string(e) + ".";
+    add(m, q + "w1.weight", {inter, hidden}, Role::RoutedExpert, layer);  // gate
+    add(m, q + "w2.weight", {hidden, inter}, Role::RoutedExpert, layer);  // down
+    add(m, q + "w3.weight", {inter, hidden}, Role::RoutedExpert, layer);  // up
+  }
+  mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
+}
+
+void add_deepseek_moe(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter,
+                      uint64_t experts, uint64_t top_k, uint64_t shared, bool selection_bias) {
+  add(m, prefix + "gate.weight", {experts, hidden}, Role::Router, layer);
+  if (selection_bias) add(m, prefix + "gate.e_score_correction_bias", {experts}, Role::RoutingBias, layer);
+  add_swiglu_experts(m, prefix + "experts.", layer, hidden, inter, experts, top_k);
+  if (shared > 0) add_swiglu(m, prefix + "shared_experts.", layer, hidden, inter * shared, Role::SharedExpert);
+}
+
+void add_mtp_glue(ArchModel& m, const std::string& p, int layer, uint64_t vocab, uint64_t hidden, size_t first) {
+  add(m, p + "embed_tokens.weight", {vocab, hidden}, Role::Mtp, layer);
+  add(m, p + "enorm.weight", {hidden}, Role::Mtp, layer);
+  add(m, p + "hnorm.weight", {hidden}, Role::Mtp, layer);
+  add(m, p + "eh_proj.weight", {hidden, 2 * hidden}, Role::Mtp, layer);
+  add(m, p + "shared_head.norm.weight", {hidden}, Role::Mtp, layer);
+  add(m, p + "shared_head.head.weight", {vocab, hidden}, Role::Mtp, layer);
+  for (size_t t = first; t < m.tensors.size(); ++t) m.tensors[t].mtp = true;
+}
+
 std::vector<AttentionKind> attention_kinds(const ConfigReader& r, uint64_t layers) {
   const ModelConfig& cfg = r.config();
   std::vector<AttentionKind> kinds(layers, AttentionKind::Full);

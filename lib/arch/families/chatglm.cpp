@@ -37,10 +37,7 @@ Result<ArchModel> chatglm_spec(const ModelConfig& cfg) {
   uint64_t projection = d.heads * d.head_dim;
   uint64_t qkv = projection + 2 * d.kv_heads * d.head_dim;
 
-  auto norm = [&](const std::string& p, int layer) {
-    add(m, p + ".weight", {d.hidden}, Role::Norm, layer);
-    if (!rms) add(m, p + ".bias", {d.hidden}, Role::Norm, layer);
-  };
+  auto norm = [&](const std::string& p, int layer) { add_layernorm(m, p, d.hidden, layer, !rms); };
   add(m, "model.embedding.word_embeddings.weight", {vocab, d.hidden}, Role::Embedding);
   if (final_norm) norm("model.encoder.final_layernorm", -1);
   add(m, "model.output_layer.weight", {vocab, d.hidden}, Role::LmHead);

@@ -20,16 +20,6 @@ namespace {
 
 std::string layer_prefix(const char* stack, uint64_t i) { return std::string(stack) + std::to_string(i) + "."; }
 
-void add_layernorm(ArchModel& m, const std::string& name, uint64_t width, int layer, bool bias = true) {
-  add(m, name + ".weight", {width}, Role::Norm, layer);
-  if (bias) add(m, name + ".bias", {width}, Role::Norm, layer);
-}
-
-void add_linear(ArchModel& m, const std::string& name, uint64_t out, uint64_t in, Role role, int layer, bool bias) {
-  add(m, name + ".weight", {out, in}, role, layer);
-  if (bias) add(m, name + ".bias", {out}, role, layer);
-}
-
 // A stored buffer that is not a parameter; present in some writers' files only.
 void add_buffer(ArchModel& m, const std::string& name, std::vector<uint64_t> shape, int layer) {
   add(m, name, std::move(shape), Role::Buffer, layer);

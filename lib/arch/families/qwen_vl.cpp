@@ -46,11 +46,6 @@ VisionDims read_vision_dims(const ConfigReader& v, const VisionDims& defaults) {
 constexpr VisionDims kQwen2_5VisionDefaults{32, 3584, 3420, 16, 3584, 3, 14, 2, 2};
 constexpr VisionDims kQwen3VisionDefaults{27, 1152, 4304, 16, 3584, 3, 16, 2, 2};
 
-void add_linear(ArchModel& m, const std::string& p, uint64_t out, uint64_t in, Role role, bool bias = true) {
-  add(m, p + ".weight", {out, in}, role);
-  if (bias) add(m, p + ".bias", {out}, role);
-}
-
 std::string index_list(const Json* list) {
   std::string out;
   if (list && list->is_array())
