@@ -84,9 +84,13 @@ void add(ArchModel& m, std::string name, std::vector<uint64_t> shape, Role role,
 void add_embeddings(ArchModel& m, uint64_t vocab, uint64_t hidden, bool tied) {
   add(m, "model.embed_tokens.weight", {vocab, hidden}, Role::Embedding);
   add(m, "model.norm.weight", {hidden}, Role::Norm);
-  add(m, "lm_head.weight", {vocab, hidden}, Role::LmHead);
-  // A tied head reuses the embedding; some writers still store a copy, which is fine.
+  add_lm_head(m, "lm_head", vocab, hidden, tied);
+}
+
+void add_lm_head(ArchModel& m, const std::string& name, uint64_t vocab, uint64_t hidden, bool tied, bool bias) {
+  add(m, name + ".weight", {vocab, hidden}, Role::LmHead);
   m.tensors.back().optional = tied;
+  if (bias) add(m, name + ".bias", {vocab}, Role::LmHead);
   m.tied_embeddings = tied;
   m.vocab_size = vocab;
   m.hidden_size = hidden;
@@ -194,9 +198,9 @@ void mark_routed(ArchModel& m, size_t first, uint32_t top_k, uint32_t experts) {
   }
 }
 
-void add_layernorm(ArchModel& m, const std::string& name, uint64_t width, int layer, bool bias) {
-  add(m, name + ".weight", {width}, Role::Norm, layer);
-  if (bias) add(m, name + ".bias", {width}, Role::Norm, layer);
+void add_layernorm(ArchModel& m, const std::string& name, uint64_t width, int layer, bool bias, Role role) {
+  add(m, name + ".weight", {width}, role, layer);
+  if (bias) add(m, name + ".bias", {width}, role, layer);
 }
 
 void add_linear(ArchModel& m, const std::string& name, uint64_t out, uint64_t in, Role role, int layer, bool bias) {
@@ -270,17 +274,23 @@ std::vector<AttentionKind> attention_kinds(const ConfigReader& r, uint64_t layer
   return kinds;
 }
 
+AttentionLayer attention_layer(const AttentionDims& d, AttentionKind kind, uint64_t window) {
+  AttentionLayer a;
+  a.kind = kind;
+  a.heads = static_cast<uint32_t>(d.heads);
+  a.kv_heads = static_cast<uint32_t>(d.kv_heads);
+  a.qk_dim = a.v_dim = static_cast<uint32_t>(d.head_dim);
+  a.window = window;
+  return a;
+}
+
 void add_attention_layers(ArchModel& m, const ConfigReader& r, uint64_t layers, const AttentionDims& d) {
   auto kinds = attention_kinds(r, layers);
   uint64_t window = r.get({"sliding_window"}, 0);
   uint64_t chunk = r.get({"attention_chunk_size"}, 0);
   for (auto kind : kinds) {
-    AttentionLayer a;
-    a.kind = kind;
-    a.heads = static_cast<uint32_t>(d.heads);
-    a.kv_heads = static_cast<uint32_t>(d.kv_heads);
-    a.qk_dim = a.v_dim = static_cast<uint32_t>(d.head_dim);
-    a.window = kind == AttentionKind::Sliding ? window : kind == AttentionKind::Chunked ? chunk : 0;
+    AttentionLayer a =
+        attention_layer(d, kind, kind == AttentionKind::Sliding ? window : kind == AttentionKind::Chunked ? chunk : 0);
     if (a.window == 0 && kind != AttentionKind::Full) a.kind = AttentionKind::Full;
     m.attention.push_back(a);
   }

@@ -59,6 +59,10 @@ struct MlaDims {
 
 void add(ArchModel& m, std::string name, std::vector<uint64_t> shape, Role role, int layer = -1);
 void add_embeddings(ArchModel& m, uint64_t vocab, uint64_t hidden, bool tied);
+// The LM head `name`.weight [vocab, hidden] (optional when tied: a tied head reuses the embedding,
+// though some writers still store a copy), then `name`.bias [vocab] when bias; records vocab_size,
+// hidden_size and tied_embeddings on m.
+void add_lm_head(ArchModel& m, const std::string& name, uint64_t vocab, uint64_t hidden, bool tied, bool bias = false);
 void add_gqa_attention(ArchModel& m, const std::string& prefix, int layer, const AttentionDims& d);
 // gate_proj / up_proj / down_proj under `prefix` (which ends with '.').
 void add_swiglu(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter, Role role,
@@ -71,7 +75,8 @@ void finish_llama_like(ArchModel& m, const ConfigReader& r, uint64_t layers, con
 void mark_routed(ArchModel& m, size_t first, uint32_t top_k, uint32_t experts);
 
 // `name`.weight [width] and, unless bias is false, `name`.bias [width] (a LayerNorm).
-void add_layernorm(ArchModel& m, const std::string& name, uint64_t width, int layer, bool bias = true);
+void add_layernorm(ArchModel& m, const std::string& name, uint64_t width, int layer, bool bias = true,
+                   Role role = Role::Norm);
 // `name`.weight [out, in] and, when bias, `name`.bias [out].
 void add_linear(ArchModel& m, const std::string& name, uint64_t out, uint64_t in, Role role, int layer = -1,
                 bool bias = true);
@@ -107,6 +112,9 @@ std::string describe_mla(const MlaDims& d);
 // Per-layer attention kinds from layer_types, or from sliding_window / use_sliding_window.
 std::vector<AttentionKind> attention_kinds(const ConfigReader& r, uint64_t layers);
 void add_attention_layers(ArchModel& m, const ConfigReader& r, uint64_t layers, const AttentionDims& d);
+// One attention layer of kind `kind` with d's heads, kv_heads and head_dim (for q/k and v) and a
+// window of `window` tokens.
+AttentionLayer attention_layer(const AttentionDims& d, AttentionKind kind = AttentionKind::Full, uint64_t window = 0);
 
 std::string describe_attention(const AttentionDims& d);
 std::string describe_rope(const ConfigReader& r);

@@ -27,11 +27,7 @@ Result<ArchModel> bloom_spec(const ModelConfig& cfg) {
   add(m, "model.word_embeddings.weight", {vocab, d.hidden}, Role::Embedding);
   add_layernorm(m, "model.word_embeddings_layernorm", d.hidden, -1);
   add_layernorm(m, "model.ln_f", d.hidden, -1);
-  add(m, "lm_head.weight", {vocab, d.hidden}, Role::LmHead);
-  m.tensors.back().optional = tied;
-  m.tied_embeddings = tied;
-  m.vocab_size = vocab;
-  m.hidden_size = d.hidden;
+  add_lm_head(m, "lm_head", vocab, d.hidden, tied);
   for (uint64_t i = 0; i < layers; ++i) {
     int l = static_cast<int>(i);
     std::string p = "model.h." + std::to_string(i) + ".";

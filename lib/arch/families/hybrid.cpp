@@ -31,15 +31,6 @@ AttentionLayer mixer_free_layer() {
   return a;
 }
 
-AttentionLayer attention_layer(const AttentionDims& d) {
-  AttentionLayer a;
-  a.kind = AttentionKind::Full;
-  a.heads = static_cast<uint32_t>(d.heads);
-  a.kv_heads = static_cast<uint32_t>(d.kv_heads);
-  a.qk_dim = a.v_dim = static_cast<uint32_t>(d.head_dim);
-  return a;
-}
-
 // ---------------------------------------------------------------------------------------------
 // qwen3_next
 
@@ -311,11 +302,7 @@ Result<ArchModel> lfm2_spec(const ModelConfig& cfg) {
   bool tied = r.flag({"tie_word_embeddings", "tie_embedding"}, true);
   add(m, "model.embed_tokens.weight", {vocab, d.hidden}, Role::Embedding);
   add(m, "model.embedding_norm.weight", {d.hidden}, Role::Norm);  // the final norm, despite its name
-  add(m, "lm_head.weight", {vocab, d.hidden}, Role::LmHead);
-  m.tensors.back().optional = tied;
-  m.tied_embeddings = tied;
-  m.vocab_size = vocab;
-  m.hidden_size = d.hidden;
+  add_lm_head(m, "lm_head", vocab, d.hidden, tied);
 
   auto attn = lfm2_attention_layers(r, layers);
   // Per sequence and short-conv layer (vLLM's short_conv_state_shape): the depthwise conv of
@@ -429,11 +416,7 @@ Result<ArchModel> nemotron_h_spec(const ModelConfig& cfg) {
   add(m, "model.embeddings.weight", {vocab, hidden}, Role::Embedding);
   add(m, "model.norm_f.weight", {hidden}, Role::Norm);
   bool tied = r.flag({"tie_word_embeddings"}, false);
-  add(m, "lm_head.weight", {vocab, hidden}, Role::LmHead);
-  m.tensors.back().optional = tied;
-  m.tied_embeddings = tied;
-  m.vocab_size = vocab;
-  m.hidden_size = hidden;
+  add_lm_head(m, "lm_head", vocab, hidden, tied);
 
   // Per sequence and Mamba2 layer (vLLM's mamba2_state_shape):
   //   conv state = (mamba_num_heads * mamba_head_dim + 2 * n_groups * ssm_state_size) * (conv_kernel - 1)

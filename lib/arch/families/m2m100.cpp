@@ -31,11 +31,7 @@ Result<ArchModel> m2m_100_spec(const ModelConfig& cfg) {
     add(m, stack, {vocab, d_model}, Role::Embedding);
     m.tensors.back().optional = true;
   }
-  add(m, "lm_head.weight", {vocab, d_model}, Role::LmHead);
-  m.tensors.back().optional = tied;
-  m.tied_embeddings = tied;
-  m.vocab_size = vocab;
-  m.hidden_size = d_model;
+  add_lm_head(m, "lm_head", vocab, d_model, tied);
 
   auto layer_norm = [&](const std::string& p, int layer) { add_layernorm(m, p, d_model, layer); };
   auto attention = [&](const std::string& p, int layer) {

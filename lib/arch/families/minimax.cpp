@@ -41,10 +41,7 @@ Result<ArchModel> minimax_m1_spec(const ModelConfig& cfg) {
     AttentionLayer a;
     if (softmax[i]) {
       add_gqa_attention(m, p + "self_attn.", l, d);
-      a.kind = AttentionKind::Full;
-      a.heads = static_cast<uint32_t>(d.heads);
-      a.kv_heads = static_cast<uint32_t>(d.kv_heads);
-      a.qk_dim = a.v_dim = static_cast<uint32_t>(d.head_dim);
+      a = attention_layer(d);
       ++softmax_count;
     } else {
       std::string q = p + "self_attn.";
