@@ -429,16 +429,14 @@ Result<ArchModel> nemotron_h_spec(const ModelConfig& cfg) {
     std::string x = p + "mixer.";
     switch (pattern[i]) {
       case 'M': {
-        add(m, x + "in_proj.weight", {d_inner + conv_dim + mheads, hidden}, Role::Attention, l);  // z, xBC, dt
-        if (proj_bias) add(m, x + "in_proj.bias", {d_inner + conv_dim + mheads}, Role::Attention, l);
+        add_linear(m, x + "in_proj", d_inner + conv_dim + mheads, hidden, Role::Attention, l, proj_bias);  // z, xBC, dt
         add(m, x + "conv1d.weight", {conv_dim, 1, kernel}, Role::Attention, l);
         if (conv_bias) add(m, x + "conv1d.bias", {conv_dim}, Role::Attention, l);
         add(m, x + "dt_bias", {mheads}, Role::Attention, l);
         add(m, x + "A_log", {mheads}, Role::Attention, l);
         add(m, x + "D", {mheads}, Role::Attention, l);
         add(m, x + "norm.weight", {d_inner}, Role::Attention, l);  // gated RMSNorm over n_groups groups
-        add(m, x + "out_proj.weight", {hidden, d_inner}, Role::Attention, l);
-        if (proj_bias) add(m, x + "out_proj.bias", {hidden}, Role::Attention, l);
+        add_linear(m, x + "out_proj", hidden, d_inner, Role::Attention, l, proj_bias);
         m.attention.push_back(recurrent_layer(state, "mamba2"));
         break;
       }

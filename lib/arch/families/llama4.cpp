@@ -78,8 +78,7 @@ void add_llama4_vision(ArchModel& m, const ConfigReader& r, uint64_t text_hidden
   // two-layer MLP without biases.
   add(m, p + "vision_adapter.mlp.fc1.weight", {proj_in, inter}, Role::Vision);
   add(m, p + "vision_adapter.mlp.fc2.weight", {proj_out, proj_out}, Role::Vision);
-  add(m, "multi_modal_projector.linear_1.weight", {text_hidden, out_dim}, Role::Projector);
-  if (proj_bias) add(m, "multi_modal_projector.linear_1.bias", {text_hidden}, Role::Projector);
+  add_linear(m, "multi_modal_projector.linear_1", text_hidden, out_dim, Role::Projector, -1, proj_bias);
 }
 
 }  // namespace
