@@ -84,9 +84,13 @@ void add(ArchModel& m, std::string name, std::vector<uint64_t> shape, Role role,
 void add_embeddings(ArchModel& m, uint64_t vocab, uint64_t hidden, bool tied) {
   add(m, "model.embed_tokens.weight", {vocab, hidden}, Role::Embedding);
   add(m, "model.norm.weight", {hidden}, Role::Norm);
-  add(m, "lm_head.weight", {vocab, hidden}, Role::LmHead);
-  // A tied head reuses the embedding; some writers still store a copy, which is fine.
+  add_lm_head(m, "lm_head", vocab, hidden, tied);
+}
+
+void add_lm_head(ArchModel& m, const std::string& name, uint64_t vocab, uint64_t hidden, bool tied, bool bias) {
+  add(m, name + ".weight", {vocab, hidden}, Role::LmHead);
   m.tensors.back().optional = tied;
+  if (bias) add(m, name + ".bias", {vocab}, Role::LmHead);
   m.tied_embeddings = tied;
   m.vocab_size = vocab;
   m.hidden_size = hidden;
@@ -194,6 +198,55 @@ void mark_routed(ArchModel& m, size_t first, uint32_t top_k, uint32_t experts) {
   }
 }
 
+void add_layernorm(ArchModel& m, const std::string& name, uint64_t width, int layer, bool bias, Role role) {
+  add(m, name + ".weight", {width}, role, layer);
+  if (bias) add(m, name + ".bias", {width}, role, layer);
+}
+
+void add_linear(ArchModel& m, const std::string& name, uint64_t out, uint64_t in, Role role, int layer, bool bias) {
+  add(m, name + ".weight", {out, in}, role, layer);
+  if (bias) add(m, name + ".bias", {out}, role, layer);
+}
+
+void add_swiglu_experts(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter,
+                        uint64_t experts, uint64_t top_k) {
+  size_t first = m.tensors.size();
+  for (uint64_t e = 0; e < experts; ++e)
+    add_swiglu(m, prefix + std::to_string(e) + ".", layer, hidden, inter, Role::RoutedExpert);
+  mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
+}
+
+void add_mixtral_moe(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter,
+                     uint64_t experts, uint64_t top_k) {
+  add(m, prefix + "gate.weight", {experts, hidden}, Role::Router, layer);
+  size_t first = m.tensors.size();
+  for (uint64_t e = 0; e < experts; ++e) {
+    std::string q = prefix + "experts." + std::to_string(e) + ".";
+    add(m, q + "w1.weight", {inter, hidden}, Role::RoutedExpert, layer);  // gate
+    add(m, q + "w2.weight", {hidden, inter}, Role::RoutedExpert, layer);  // down
+    add(m, q + "w3.weight", {inter, hidden}, Role::RoutedExpert, layer);  // up
+  }
+  mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
+}
+
+void add_deepseek_moe(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter,
+                      uint64_t experts, uint64_t top_k, uint64_t shared, bool selection_bias) {
+  add(m, prefix + "gate.weight", {experts, hidden}, Role::Router, layer);
+  if (selection_bias) add(m, prefix + "gate.e_score_correction_bias", {experts}, Role::RoutingBias, layer);
+  add_swiglu_experts(m, prefix + "experts.", layer, hidden, inter, experts, top_k);
+  if (shared > 0) add_swiglu(m, prefix + "shared_experts.", layer, hidden, inter * shared, Role::SharedExpert);
+}
+
+void add_mtp_glue(ArchModel& m, const std::string& p, int layer, uint64_t vocab, uint64_t hidden, size_t first) {
+  add(m, p + "embed_tokens.weight", {vocab, hidden}, Role::Mtp, layer);
+  add(m, p + "enorm.weight", {hidden}, Role::Mtp, layer);
+  add(m, p + "hnorm.weight", {hidden}, Role::Mtp, layer);
+  add(m, p + "eh_proj.weight", {hidden, 2 * hidden}, Role::Mtp, layer);
+  add(m, p + "shared_head.norm.weight", {hidden}, Role::Mtp, layer);
+  add(m, p + "shared_head.head.weight", {vocab, hidden}, Role::Mtp, layer);
+  for (size_t t = first; t < m.tensors.size(); ++t) m.tensors[t].mtp = true;
+}
+
 std::vector<AttentionKind> attention_kinds(const ConfigReader& r, uint64_t layers) {
   const ModelConfig& cfg = r.config();
   std::vector<AttentionKind> kinds(layers, AttentionKind::Full);
@@ -221,17 +274,23 @@ std::vector<AttentionKind> attention_kinds(const ConfigReader& r, uint64_t layer
   return kinds;
 }
 
+AttentionLayer attention_layer(const AttentionDims& d, AttentionKind kind, uint64_t window) {
+  AttentionLayer a;
+  a.kind = kind;
+  a.heads = static_cast<uint32_t>(d.heads);
+  a.kv_heads = static_cast<uint32_t>(d.kv_heads);
+  a.qk_dim = a.v_dim = static_cast<uint32_t>(d.head_dim);
+  a.window = window;
+  return a;
+}
+
 void add_attention_layers(ArchModel& m, const ConfigReader& r, uint64_t layers, const AttentionDims& d) {
   auto kinds = attention_kinds(r, layers);
   uint64_t window = r.get({"sliding_window"}, 0);
   uint64_t chunk = r.get({"attention_chunk_size"}, 0);
   for (auto kind : kinds) {
-    AttentionLayer a;
-    a.kind = kind;
-    a.heads = static_cast<uint32_t>(d.heads);
-    a.kv_heads = static_cast<uint32_t>(d.kv_heads);
-    a.qk_dim = a.v_dim = static_cast<uint32_t>(d.head_dim);
-    a.window = kind == AttentionKind::Sliding ? window : kind == AttentionKind::Chunked ? chunk : 0;
+    AttentionLayer a =
+        attention_layer(d, kind, kind == AttentionKind::Sliding ? window : kind == AttentionKind::Chunked ? chunk : 0);
     if (a.window == 0 && kind != AttentionKind::Full) a.kind = AttentionKind::Full;
     m.attention.push_back(a);
   }

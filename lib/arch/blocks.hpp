@@ -59,6 +59,10 @@ struct MlaDims {
 
 void add(ArchModel& m, std::string name, std::vector<uint64_t> shape, Role role, int layer = -1);
 void add_embeddings(ArchModel& m, uint64_t vocab, uint64_t hidden, bool tied);
+// The LM head `name`.weight [vocab, hidden] (optional when tied: a tied head reuses the embedding,
+// though some writers still store a copy), then `name`.bias [vocab] when bias; records vocab_size,
+// hidden_size and tied_embeddings on m.
+void add_lm_head(ArchModel& m, const std::string& name, uint64_t vocab, uint64_t hidden, bool tied, bool bias = false);
 void add_gqa_attention(ArchModel& m, const std::string& prefix, int layer, const AttentionDims& d);
 // gate_proj / up_proj / down_proj under `prefix` (which ends with '.').
 void add_swiglu(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter, Role role,
@@ -69,6 +73,32 @@ void add_attention_sublayer(ArchModel& m, const std::string& layer_prefix, int l
 void finish_llama_like(ArchModel& m, const ConfigReader& r, uint64_t layers, const AttentionDims& d);
 // Marks every tensor added since `first` as used by k of E tokens' experts.
 void mark_routed(ArchModel& m, size_t first, uint32_t top_k, uint32_t experts);
+
+// `name`.weight [width] and, unless bias is false, `name`.bias [width] (a LayerNorm).
+void add_layernorm(ArchModel& m, const std::string& name, uint64_t width, int layer, bool bias = true,
+                   Role role = Role::Norm);
+// `name`.weight [out, in] and, when bias, `name`.bias [out].
+void add_linear(ArchModel& m, const std::string& name, uint64_t out, uint64_t in, Role role, int layer = -1,
+                bool bias = true);
+
+// `experts` SwiGLU experts <prefix><e>.{gate,up,down}_proj of width `inter` (prefix ends with
+// "experts."), marked routed top_k of experts.
+void add_swiglu_experts(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter,
+                        uint64_t experts, uint64_t top_k);
+// Mixtral's sparse block under `prefix` ("...block_sparse_moe."): gate.weight, then experts.<e>.w1
+// (gate) / w2 (down) / w3 (up) of width `inter`, marked routed top_k of experts.
+void add_mixtral_moe(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter,
+                     uint64_t experts, uint64_t top_k);
+// DeepSeek-V3-style MoE MLP under `prefix` ("...mlp."): gate.weight, gate.e_score_correction_bias
+// when selection_bias, routed SwiGLU experts, and `shared` shared experts stored as one SwiGLU
+// shared_experts of width inter * shared (none when shared is 0).
+void add_deepseek_moe(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter,
+                      uint64_t experts, uint64_t top_k, uint64_t shared, bool selection_bias);
+// The glue a DeepSeek-V3-style multi-token-prediction layer adds to its decoder layer under
+// `layer_prefix` (embed_tokens, enorm, hnorm, eh_proj, shared_head.{norm,head}); then marks every
+// tensor added since `first` (the start of that layer) as MTP.
+void add_mtp_glue(ArchModel& m, const std::string& layer_prefix, int layer, uint64_t vocab, uint64_t hidden,
+                  size_t first);
 
 // hidden_size, num_attention_heads, q_lora_rank (0 = no query LoRA), kv_lora_rank, qk_nope_head_dim,
 // qk_rope_head_dim, v_head_dim.
@@ -82,6 +112,9 @@ std::string describe_mla(const MlaDims& d);
 // Per-layer attention kinds from layer_types, or from sliding_window / use_sliding_window.
 std::vector<AttentionKind> attention_kinds(const ConfigReader& r, uint64_t layers);
 void add_attention_layers(ArchModel& m, const ConfigReader& r, uint64_t layers, const AttentionDims& d);
+// One attention layer of kind `kind` with d's heads, kv_heads and head_dim (for q/k and v) and a
+// window of `window` tokens.
+AttentionLayer attention_layer(const AttentionDims& d, AttentionKind kind = AttentionKind::Full, uint64_t window = 0);
 
 std::string describe_attention(const AttentionDims& d);
 std::string describe_rope(const ConfigReader& r);

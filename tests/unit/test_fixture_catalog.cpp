@@ -8,9 +8,7 @@
 #include <sstream>
 
 #include "core/json.hpp"
-#include "report/report.hpp"
-#include "source/local_source.hpp"
-#include "support/fixture_repo.hpp"
+#include "support/inspect.hpp"
 
 namespace {
 
@@ -47,33 +45,27 @@ TEST_CASE("catalogued fixtures reproduce their published figures with nothing un
   for (const auto& repo : repos) {
     INFO(repo);
     hfi::Json pub = read_json(hfi::testing::fixtures_dir() / repo / "published.json");
-    hfi::LocalSource source(hfi::testing::materialized(repo));
-    auto snap = hfi::load_snapshot(source);
-    REQUIRE(snap.ok());
-    hfi::ReportOptions options;
-    options.repo_id = repo;
-    auto r = hfi::build_report(*snap, options);
-    REQUIRE(r.ok());
+    auto [snap, r] = hfi::testing::inspect_fixture(repo);
     // A spec must have produced the report: the generic fallback does not count as coverage.
-    REQUIRE(r->spec.has_value());
-    if (const hfi::Json* t = pub.find("model_type")) CHECK(r->model_type == t->as_string());  // the root model_type
-    if (auto total = number(pub, "params_total")) CHECK(r->params.total == *total);
-    if (auto active = number(pub, "params_active")) CHECK(r->params.active == *active);
-    if (auto kv = number(pub, "kv_bytes_per_token")) CHECK(r->kv.bytes_per_token == *kv);
-    if (!snap->shards.empty()) {
-      CHECK(r->reconcile.missing.empty());
-      CHECK(r->reconcile.shape_mismatches.empty());
-      CHECK(r->reconcile.unexplained.empty());
-      CHECK(r->index_mismatches.empty());
-    } else if (snap->index) {
-      REQUIRE(r->index_reconcile.has_value());
-      CHECK(r->index_reconcile->missing.empty());
-      CHECK(r->index_reconcile->unexplained.empty());
-      if (auto n = number(pub, "index_tensors")) CHECK(r->index_reconcile->listed_tensors == *n);
+    REQUIRE(r.spec.has_value());
+    if (const hfi::Json* t = pub.find("model_type")) CHECK(r.model_type == t->as_string());  // the root model_type
+    if (auto total = number(pub, "params_total")) CHECK(r.params.total == *total);
+    if (auto active = number(pub, "params_active")) CHECK(r.params.active == *active);
+    if (auto kv = number(pub, "kv_bytes_per_token")) CHECK(r.kv.bytes_per_token == *kv);
+    if (!snap.shards.empty()) {
+      CHECK(r.reconcile.missing.empty());
+      CHECK(r.reconcile.shape_mismatches.empty());
+      CHECK(r.reconcile.unexplained.empty());
+      CHECK(r.index_mismatches.empty());
+    } else if (snap.index) {
+      REQUIRE(r.index_reconcile.has_value());
+      CHECK(r.index_reconcile->missing.empty());
+      CHECK(r.index_reconcile->unexplained.empty());
+      if (auto n = number(pub, "index_tensors")) CHECK(r.index_reconcile->listed_tensors == *n);
       if (auto size = number(pub, "index_total_size")) {
-        CHECK(r->index_reconcile->total_size == size);
+        CHECK(r.index_reconcile->total_size == size);
         // Holds for single-dtype checkpoints; mixed ones set "index_bytes_mixed_dtype".
-        if (!pub.find("index_bytes_mixed_dtype")) CHECK(r->index_reconcile->expected_bytes == *size);
+        if (!pub.find("index_bytes_mixed_dtype")) CHECK(r.index_reconcile->expected_bytes == *size);
       }
     }
   }

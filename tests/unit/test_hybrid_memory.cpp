@@ -3,22 +3,14 @@
 // worked out by hand from each fixture's config.json below, not taken from the spec code.
 #include <catch2/catch.hpp>
 
-#include "report/report.hpp"
-#include "source/local_source.hpp"
-#include "support/fixture_repo.hpp"
+#include "support/inspect.hpp"
 
 namespace {
 
 hfi::Report report_of(const std::string& repo) {
-  hfi::LocalSource source(hfi::testing::materialized(repo));
-  auto snap = hfi::load_snapshot(source);
-  REQUIRE(snap.ok());
-  hfi::ReportOptions options;
-  options.repo_id = repo;
-  auto r = hfi::build_report(*snap, options);
-  REQUIRE(r.ok());
-  REQUIRE(r->spec.has_value());
-  return std::move(r.value());
+  hfi::Report r = hfi::testing::inspect_fixture(repo).report;
+  REQUIRE(r.spec.has_value());
+  return r;
 }
 
 }  // namespace

@@ -6,21 +6,15 @@
 
 #include "report/report.hpp"
 #include "source/local_source.hpp"
-#include "support/fixture_repo.hpp"
+#include "support/inspect.hpp"
 #include "support/run_cli.hpp"
 
 namespace {
 
 hfi::Report inspect(const std::string& repo, uint64_t context = 8192) {
-  hfi::LocalSource source(hfi::testing::materialized(repo));
-  auto snap = hfi::load_snapshot(source);
-  REQUIRE(snap.ok());
   hfi::ReportOptions options;
-  options.repo_id = repo;
   options.context = context;
-  auto report = hfi::build_report(*snap, options);
-  REQUIRE(report.ok());
-  return std::move(report.value());
+  return hfi::testing::inspect_fixture(repo, options).report;
 }
 
 }  // namespace
@@ -121,12 +115,7 @@ TEST_CASE("Gemma 4 E2B: the gemma4 spec explains every tensor, the published tot
 }
 
 TEST_CASE("Gemma 4 26B-A4B: the MoE layout reproduces the HUB total and its published split") {
-  hfi::LocalSource source(hfi::testing::fixtures_dir() / "google/gemma-4-26B-A4B-it");
-  auto snap = hfi::load_snapshot(source);
-  REQUIRE(snap.ok());
-  auto built = hfi::build_report(*snap, hfi::ReportOptions{});
-  REQUIRE(built.ok());
-  const hfi::Report& r = *built;
+  hfi::Report r = hfi::testing::inspect_dir(hfi::testing::fixtures_dir() / "google/gemma-4-26B-A4B-it").report;
   REQUIRE(r.spec.has_value());
   CHECK(r.params_source == "formula");
   CHECK(r.params.total == 25'805'936'206);  // HUB
@@ -157,49 +146,37 @@ TEST_CASE("Gemma 4 26B-A4B: the MoE layout reproduces the HUB total and its publ
 
 TEST_CASE("metadata-only folder: names reconciled against the index, bytes against total_size") {
   // fixtures/Qwen/Qwen3-30B-A3B holds config.json and the real index, but no .safetensors files.
-  hfi::LocalSource source(hfi::testing::fixtures_dir() / "Qwen/Qwen3-30B-A3B");
-  auto snap = hfi::load_snapshot(source);
-  REQUIRE(snap.ok());
-  CHECK(snap->shards.empty());
-  auto r = hfi::build_report(*snap, hfi::ReportOptions{});
-  REQUIRE(r.ok());
-  REQUIRE(r->index_reconcile.has_value());
-  CHECK(r->index_reconcile->listed_tensors == 18'867);  // TRUTHS.md: 18,867 tensors
-  CHECK(r->index_reconcile->missing.empty());
-  CHECK(r->index_reconcile->unexplained.empty());
-  CHECK(r->index_reconcile->expected_bytes == 61'064'245'248u);  // INDEX total_size
-  CHECK(r->index_reconcile->total_size == 61'064'245'248u);
-  CHECK(r->params_source == "formula");
-  CHECK(r->params.total == 30'532'122'624);
+  auto [snap, r] = hfi::testing::inspect_dir(hfi::testing::fixtures_dir() / "Qwen/Qwen3-30B-A3B");
+  CHECK(snap.shards.empty());
+  REQUIRE(r.index_reconcile.has_value());
+  CHECK(r.index_reconcile->listed_tensors == 18'867);  // TRUTHS.md: 18,867 tensors
+  CHECK(r.index_reconcile->missing.empty());
+  CHECK(r.index_reconcile->unexplained.empty());
+  CHECK(r.index_reconcile->expected_bytes == 61'064'245'248u);  // INDEX total_size
+  CHECK(r.index_reconcile->total_size == 61'064'245'248u);
+  CHECK(r.params_source == "formula");
+  CHECK(r.params.total == 30'532'122'624);
 }
 
 // Index-only fixtures (Mistral-7B, WizardLM-2-8x22B, granite-3b-code) are checked from their
 // published.json by test_fixture_catalog.cpp.
 
 TEST_CASE("config-only: the qwen2 formula reproduces Qwen2.5-0.5B's loaded-model count") {
-  hfi::LocalSource source(hfi::testing::fixtures_dir() / "Qwen/Qwen2.5-0.5B");
-  auto snap = hfi::load_snapshot(source);
-  REQUIRE(snap.ok());
-  auto r = hfi::build_report(*snap, hfi::ReportOptions{});
-  REQUIRE(r.ok());
-  CHECK(r->params_source == "formula");
-  CHECK(r->params.total == 494'032'768);  // printed by a loaded model (TRUTHS.md); tied head, q/k/v biases
-  CHECK(r->reconcile.status == "no-weights");
+  hfi::Report r = hfi::testing::inspect_dir(hfi::testing::fixtures_dir() / "Qwen/Qwen2.5-0.5B").report;
+  CHECK(r.params_source == "formula");
+  CHECK(r.params.total == 494'032'768);  // printed by a loaded model (TRUTHS.md); tied head, q/k/v biases
+  CHECK(r.reconcile.status == "no-weights");
 }
 
 
 TEST_CASE("config-only: Mistral Small 4 (derived config) is mistral4 MLA + MoE inside mistral3") {
   // The config is DERIVED (fixtures/mistralai/Mistral-Small-4-119B-2603/PROVENANCE.md): no exact
   // count is published, only "119.4B total, 6.5B / 6.63B active". Figures below are by hand.
-  hfi::LocalSource source(hfi::testing::fixtures_dir() / "mistralai/Mistral-Small-4-119B-2603");
-  auto snap = hfi::load_snapshot(source);
-  REQUIRE(snap.ok());
-  auto r = hfi::build_report(*snap, hfi::ReportOptions{});
-  REQUIRE(r.ok());
-  CHECK(r->model_type == "mistral3");
-  CHECK(r->text_model_type == "mistral4");
-  CHECK(r->unknown_fields.empty());
-  CHECK(r->params_source == "formula");
+  hfi::Report r = hfi::testing::inspect_dir(hfi::testing::fixtures_dir() / "mistralai/Mistral-Small-4-119B-2603").report;
+  CHECK(r.model_type == "mistral3");
+  CHECK(r.text_model_type == "mistral4");
+  CHECK(r.unknown_fields.empty());
+  CHECK(r.params_source == "formula");
   // Per layer: norms 2x4096 = 8,192; MLA q_a 1024x4096 + q_a_norm 1024 + q_b (32x128)x1024
   // + kv_a (256+64)x4096 + kv_a_norm 256 + kv_b 32x(64+128)x256 + o 4096x4096 = 28,050,688;
   // router 128x4096 = 524,288; experts 128x3x2048x4096 = 3,221,225,472; shared 3x2048x4096 =
@@ -207,13 +184,13 @@ TEST_CASE("config-only: Mistral Small 4 (derived config) is mistral4 MLA + MoE i
   // final norm: text 118,972,826,624. Pixtral: conv 1024x3x14x14 + ln_pre 1024 + 24 x (2,048 +
   // 4x1024x1024 + 3x4096x1024) = 403,305,472; projector norm 1024 + merger 1024x4096 + linear_1
   // 4096x1024 + linear_2 4096x4096 = 25,166,848. Total 119,401,298,944 (~ the card's 119.4B).
-  CHECK(r->params.total == 119'401'298'944);
+  CHECK(r.params.total == 119'401'298'944);
   // Active: per layer 8,192 + 28,050,688 + 524,288 + 4x3x2048x4096 + 25,165,824 = 154,412,288,
   // x36 + 4,096 + 2x131072x4096 = 6,632,588,288 (a public architecture page says 6.63B active).
-  CHECK(r->params.active == 6'632'588'288);
+  CHECK(r.params.active == 6'632'588'288);
   // MLA: (kv_lora_rank 256 + rope 64) x 36 layers x 2 bytes, every layer.
-  CHECK(r->kv.bytes_per_token == 23'040);
-  CHECK(r->kv.mla_layers == 36);
+  CHECK(r.kv.bytes_per_token == 23'040);
+  CHECK(r.kv.mla_layers == 36);
 }
 TEST_CASE("an index that disagrees with the headers is reported entry by entry") {
   // gpt-oss-20b's index, edited three ways: lm_head moved to another shard, a tensor no header
@@ -258,12 +235,7 @@ hfi::Report inspect_as_unknown(const std::string& repo, const std::string& model
   auto close = config.find('"', open + 1);
   config.replace(open + 1, close - open - 1, model_type);
   std::ofstream(dir / "config.json", std::ios::trunc) << config;
-  hfi::LocalSource source(dir);
-  auto snap = hfi::load_snapshot(source);
-  REQUIRE(snap.ok());
-  auto report = hfi::build_report(*snap, {});
-  REQUIRE(report.ok());
-  return std::move(report.value());
+  return hfi::testing::inspect_dir(dir).report;
 }
 
 }  // namespace

@@ -15,9 +15,7 @@
 #include <sstream>
 
 #include "core/json.hpp"
-#include "report/report.hpp"
-#include "source/local_source.hpp"
-#include "support/fixture_repo.hpp"
+#include "support/inspect.hpp"
 #include "support/run_cli.hpp"
 
 namespace {
@@ -59,21 +57,15 @@ TEST_CASE("quantized fixtures: logical parameters and quant figures match their 
     INFO(repo);
     fs::path dir = hfi::testing::fixtures_dir() / repo;
     hfi::Json pub = read_json(fs::exists(dir / "published.json") ? dir / "published.json" : dir / "published.pending.json");
-    hfi::LocalSource source(hfi::testing::materialized(repo));
-    auto snap = hfi::load_snapshot(source);
-    REQUIRE(snap.ok());
-    hfi::ReportOptions options;
-    options.repo_id = repo;
-    auto r = hfi::build_report(*snap, options);
-    REQUIRE(r.ok());
-    CHECK(r->params.total == uint_at(pub, "params_total"));
-    CHECK(r->reconcile.unexplained.empty());
-    CHECK(r->reconcile.missing.empty());
-    CHECK(r->reconcile.shape_mismatches.empty());
+    hfi::Report r = hfi::testing::inspect_fixture(repo).report;
+    CHECK(r.params.total == uint_at(pub, "params_total"));
+    CHECK(r.reconcile.unexplained.empty());
+    CHECK(r.reconcile.missing.empty());
+    CHECK(r.reconcile.shape_mismatches.empty());
 
     const hfi::Json* q = pub.find("quant");
     REQUIRE(q);
-    const auto& mods = r->storage.quant_modules;
+    const auto& mods = r.storage.quant_modules;
     uint64_t value = 0, book = 0, bits = uint_at(*q, "bits");
     std::vector<std::string> incomplete, with_problems, other_bits;  // first few modules of each, for the message
     for (const auto& m : mods) {
@@ -92,7 +84,7 @@ TEST_CASE("quantized fixtures: logical parameters and quant figures match their 
     CHECK(book == uint_at(*q, "bookkeeping_bytes"));
     uint64_t elements = 0;
     for (const auto& m : mods)
-      if (m.logical < r->storage.logical.size()) elements += r->storage.logical[m.logical].params;
+      if (m.logical < r.storage.logical.size()) elements += r.storage.logical[m.logical].params;
     CHECK(elements > 0);
     REQUIRE(q->find("bits_per_weight_quantized"));
     if (elements > 0) {

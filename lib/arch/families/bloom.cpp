@@ -24,31 +24,19 @@ Result<ArchModel> bloom_spec(const ModelConfig& cfg) {
   uint64_t vocab = r.need({"vocab_size"});
   bool tied = r.flag({"tie_word_embeddings"}, true);
   uint64_t ff = 4 * d.hidden;
-  auto layer_norm = [&](const std::string& p, int layer) {
-    add(m, p + ".weight", {d.hidden}, Role::Norm, layer);
-    add(m, p + ".bias", {d.hidden}, Role::Norm, layer);
-  };
   add(m, "model.word_embeddings.weight", {vocab, d.hidden}, Role::Embedding);
-  layer_norm("model.word_embeddings_layernorm", -1);
-  layer_norm("model.ln_f", -1);
-  add(m, "lm_head.weight", {vocab, d.hidden}, Role::LmHead);
-  m.tensors.back().optional = tied;
-  m.tied_embeddings = tied;
-  m.vocab_size = vocab;
-  m.hidden_size = d.hidden;
+  add_layernorm(m, "model.word_embeddings_layernorm", d.hidden, -1);
+  add_layernorm(m, "model.ln_f", d.hidden, -1);
+  add_lm_head(m, "lm_head", vocab, d.hidden, tied);
   for (uint64_t i = 0; i < layers; ++i) {
     int l = static_cast<int>(i);
     std::string p = "model.h." + std::to_string(i) + ".";
-    layer_norm(p + "input_layernorm", l);
-    layer_norm(p + "post_attention_layernorm", l);
-    add(m, p + "self_attention.query_key_value.weight", {3 * d.hidden, d.hidden}, Role::Attention, l);
-    add(m, p + "self_attention.query_key_value.bias", {3 * d.hidden}, Role::Attention, l);
-    add(m, p + "self_attention.dense.weight", {d.hidden, d.hidden}, Role::Attention, l);
-    add(m, p + "self_attention.dense.bias", {d.hidden}, Role::Attention, l);
-    add(m, p + "mlp.dense_h_to_4h.weight", {ff, d.hidden}, Role::Mlp, l);
-    add(m, p + "mlp.dense_h_to_4h.bias", {ff}, Role::Mlp, l);
-    add(m, p + "mlp.dense_4h_to_h.weight", {d.hidden, ff}, Role::Mlp, l);
-    add(m, p + "mlp.dense_4h_to_h.bias", {d.hidden}, Role::Mlp, l);
+    add_layernorm(m, p + "input_layernorm", d.hidden, l);
+    add_layernorm(m, p + "post_attention_layernorm", d.hidden, l);
+    add_linear(m, p + "self_attention.query_key_value", 3 * d.hidden, d.hidden, Role::Attention, l);
+    add_linear(m, p + "self_attention.dense", d.hidden, d.hidden, Role::Attention, l);
+    add_linear(m, p + "mlp.dense_h_to_4h", ff, d.hidden, Role::Mlp, l);
+    add_linear(m, p + "mlp.dense_4h_to_h", d.hidden, ff, Role::Mlp, l);
   }
   add_attention_layers(m, r, layers, d);
   m.attention_summary = describe_attention(d) + ", fused query_key_value";

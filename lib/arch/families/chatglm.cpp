@@ -37,10 +37,7 @@ Result<ArchModel> chatglm_spec(const ModelConfig& cfg) {
   uint64_t projection = d.heads * d.head_dim;
   uint64_t qkv = projection + 2 * d.kv_heads * d.head_dim;
 
-  auto norm = [&](const std::string& p, int layer) {
-    add(m, p + ".weight", {d.hidden}, Role::Norm, layer);
-    if (!rms) add(m, p + ".bias", {d.hidden}, Role::Norm, layer);
-  };
+  auto norm = [&](const std::string& p, int layer) { add_layernorm(m, p, d.hidden, layer, !rms); };
   add(m, "model.embedding.word_embeddings.weight", {vocab, d.hidden}, Role::Embedding);
   if (final_norm) norm("model.encoder.final_layernorm", -1);
   add(m, "model.output_layer.weight", {vocab, d.hidden}, Role::LmHead);
@@ -58,14 +55,10 @@ Result<ArchModel> chatglm_spec(const ModelConfig& cfg) {
     std::string p = "model.encoder.layers." + std::to_string(i) + ".";
     norm(p + "input_layernorm", l);
     norm(p + "post_attention_layernorm", l);
-    add(m, p + "self_attention.query_key_value.weight", {qkv, d.hidden}, Role::Attention, l);
-    if (d.qkv_bias) add(m, p + "self_attention.query_key_value.bias", {qkv}, Role::Attention, l);
-    add(m, p + "self_attention.dense.weight", {d.hidden, projection}, Role::Attention, l);
-    if (d.o_bias) add(m, p + "self_attention.dense.bias", {d.hidden}, Role::Attention, l);
-    add(m, p + "mlp.dense_h_to_4h.weight", {2 * ffn, d.hidden}, Role::Mlp, l);  // gate and up halves
-    if (linear_bias) add(m, p + "mlp.dense_h_to_4h.bias", {2 * ffn}, Role::Mlp, l);
-    add(m, p + "mlp.dense_4h_to_h.weight", {d.hidden, ffn}, Role::Mlp, l);
-    if (linear_bias) add(m, p + "mlp.dense_4h_to_h.bias", {d.hidden}, Role::Mlp, l);
+    add_linear(m, p + "self_attention.query_key_value", qkv, d.hidden, Role::Attention, l, d.qkv_bias);
+    add_linear(m, p + "self_attention.dense", d.hidden, projection, Role::Attention, l, d.o_bias);
+    add_linear(m, p + "mlp.dense_h_to_4h", 2 * ffn, d.hidden, Role::Mlp, l, linear_bias);  // gate and up halves
+    add_linear(m, p + "mlp.dense_4h_to_h", d.hidden, ffn, Role::Mlp, l, linear_bias);
   }
   add_attention_layers(m, r, layers, d);
   m.attention_summary = describe_attention(d) + ", fused query_key_value";

@@ -20,32 +20,10 @@ namespace {
 
 std::string layer_prefix(const char* stack, uint64_t i) { return std::string(stack) + std::to_string(i) + "."; }
 
-void add_layernorm(ArchModel& m, const std::string& name, uint64_t width, int layer, bool bias = true) {
-  add(m, name + ".weight", {width}, Role::Norm, layer);
-  if (bias) add(m, name + ".bias", {width}, Role::Norm, layer);
-}
-
-void add_linear(ArchModel& m, const std::string& name, uint64_t out, uint64_t in, Role role, int layer, bool bias) {
-  add(m, name + ".weight", {out, in}, role, layer);
-  if (bias) add(m, name + ".bias", {out}, role, layer);
-}
-
 // A stored buffer that is not a parameter; present in some writers' files only.
 void add_buffer(ArchModel& m, const std::string& name, std::vector<uint64_t> shape, int layer) {
   add(m, name, std::move(shape), Role::Buffer, layer);
   m.tensors.back().optional = true;
-}
-
-void set_dims(ArchModel& m, uint64_t vocab, uint64_t hidden, bool tied) {
-  m.vocab_size = vocab;
-  m.hidden_size = hidden;
-  m.tied_embeddings = tied;
-}
-
-void add_head(ArchModel& m, const std::string& name, uint64_t vocab, uint64_t hidden, bool tied, bool bias = false) {
-  add(m, name + ".weight", {vocab, hidden}, Role::LmHead);
-  m.tensors.back().optional = tied;
-  if (bias) add(m, name + ".bias", {vocab}, Role::LmHead);
 }
 
 std::string format_fraction(double v) {
@@ -122,7 +100,6 @@ Result<ArchModel> phi_spec(const ModelConfig& cfg) {
   bool tied = r.flag({"tie_word_embeddings"}, false);
   bool qk_ln = r.flag({"qk_layernorm"}, false);
   double rotary = r.number({"partial_rotary_factor"}, 0.5);
-  set_dims(m, vocab, d.hidden, tied);
   add(m, "model.embed_tokens.weight", {vocab, d.hidden}, Role::Embedding);
   uint64_t q = d.heads * d.head_dim, kv = d.kv_heads * d.head_dim;
   for (uint64_t i = 0; i < layers; ++i) {
@@ -144,7 +121,7 @@ Result<ArchModel> phi_spec(const ModelConfig& cfg) {
     add_linear(m, p + "mlp.fc2", d.hidden, inter, Role::Mlp, l, true);
   }
   add_layernorm(m, "model.final_layernorm", d.hidden, -1);
-  add_head(m, "lm_head", vocab, d.hidden, tied, true);
+  add_lm_head(m, "lm_head", vocab, d.hidden, tied, true);
   add_attention_layers(m, r, layers, d);
   m.attention_summary = describe_attention(d) + ", dense bias" + (qk_ln ? ", QK LayerNorm" : "");
   m.position_summary = rope_with_fraction(r, rotary);
@@ -177,7 +154,6 @@ Result<ArchModel> gpt2_spec(const ModelConfig& cfg) {
   bool tied = r.flag({"tie_word_embeddings"}, true);
   if (r.flag({"add_cross_attention"}, false))
     throw SpecError("config.json: add_cross_attention (GPT-2 as a decoder of an encoder-decoder) is not described by this spec");
-  set_dims(m, vocab, d.hidden, tied);
   add(m, "model.wte.weight", {vocab, d.hidden}, Role::Embedding);
   add(m, "model.wpe.weight", {positions, d.hidden}, Role::Embedding);
   for (uint64_t i = 0; i < layers; ++i) {
@@ -199,7 +175,7 @@ Result<ArchModel> gpt2_spec(const ModelConfig& cfg) {
     add_buffer(m, p + "attn.masked_bias", {}, l);
   }
   add_layernorm(m, "model.ln_f", d.hidden, -1);
-  add_head(m, "lm_head", vocab, d.hidden, tied);
+  add_lm_head(m, "lm_head", vocab, d.hidden, tied);
   add_attention_layers(m, r, layers, d);
   m.attention_summary = describe_attention(d) + ", fused c_attn (Conv1D, stored [in, out])";
   m.position_summary = "learned absolute positions (wpe), " + std::to_string(positions) + " positions";
@@ -240,7 +216,6 @@ Result<ArchModel> falcon_spec(const ModelConfig& cfg) {
   if (ffn == 0) ffn = 4 * d.hidden;
   uint64_t lns = r.get({"num_ln_in_parallel_attn"}, new_arch ? 2 : 0);
   bool tied = r.flag({"tie_word_embeddings"}, true);
-  set_dims(m, vocab, d.hidden, tied);
   add(m, "model.word_embeddings.weight", {vocab, d.hidden}, Role::Embedding);
   uint64_t qkv = new_arch ? (d.heads + 2 * d.kv_heads) * d.head_dim
                           : multi_query ? d.hidden + 2 * d.head_dim : 3 * d.hidden;
@@ -260,7 +235,7 @@ Result<ArchModel> falcon_spec(const ModelConfig& cfg) {
     add_linear(m, p + "mlp.dense_4h_to_h", d.hidden, ffn, Role::Mlp, l, bias);
   }
   add_layernorm(m, "model.ln_f", d.hidden, -1);
-  add_head(m, "lm_head", vocab, d.hidden, tied);
+  add_lm_head(m, "lm_head", vocab, d.hidden, tied);
   add_attention_layers(m, r, layers, d);
   m.attention_summary = describe_attention(d) + ", fused query_key_value" +
                         (new_arch ? " (grouped by KV head)" : multi_query ? " (multi-query)" : "");

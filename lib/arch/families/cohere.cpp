@@ -40,14 +40,8 @@ Result<ArchModel> cohere2_spec(const ModelConfig& cfg) {
   }
   size_t sliding = 0;
   for (auto kind : kinds) {
-    AttentionLayer a;
-    a.kind = kind;
-    a.heads = static_cast<uint32_t>(d.heads);
-    a.kv_heads = static_cast<uint32_t>(d.kv_heads);
-    a.qk_dim = a.v_dim = static_cast<uint32_t>(d.head_dim);
-    a.window = kind == AttentionKind::Sliding ? window : 0;
+    m.attention.push_back(attention_layer(d, kind, kind == AttentionKind::Sliding ? window : 0));
     sliding += kind == AttentionKind::Sliding;
-    m.attention.push_back(a);
   }
 
   m.attention_summary = describe_attention(d);

@@ -90,13 +90,8 @@ std::vector<AttentionKind> layer_kinds(const ConfigReader& r, uint64_t layers,
 
 void add_layers(ArchModel& m, const GemmaText& t, const std::vector<AttentionKind>& kinds, uint64_t window) {
   for (auto kind : kinds) {
-    AttentionLayer a;
-    a.kind = kind == AttentionKind::Sliding && window > 0 ? AttentionKind::Sliding : AttentionKind::Full;
-    a.heads = static_cast<uint32_t>(t.d.heads);
-    a.kv_heads = static_cast<uint32_t>(t.d.kv_heads);
-    a.qk_dim = a.v_dim = static_cast<uint32_t>(t.d.head_dim);
-    a.window = a.kind == AttentionKind::Sliding ? window : 0;
-    m.attention.push_back(a);
+    bool sliding = kind == AttentionKind::Sliding && window > 0;
+    m.attention.push_back(attention_layer(t.d, sliding ? AttentionKind::Sliding : AttentionKind::Full, sliding ? window : 0));
   }
 }
 
@@ -201,34 +196,22 @@ void add_siglip_tower(ArchModel& m, const ConfigReader& v, const std::string& pr
   add(m, e + "position_embedding.weight", {positions, h}, Role::Vision);
   for (uint64_t i = 0; i < layers; ++i) {
     std::string p = prefix + "encoder.layers." + std::to_string(i) + ".";
-    for (const char* n : {"layer_norm1", "layer_norm2"}) {
-      add(m, p + n + ".weight", {h}, Role::Vision);
-      add(m, p + n + ".bias", {h}, Role::Vision);
-    }
-    for (const char* n : {"q_proj", "k_proj", "v_proj", "out_proj"}) {
-      add(m, p + "self_attn." + n + ".weight", {h, h}, Role::Vision);
-      add(m, p + "self_attn." + n + ".bias", {h}, Role::Vision);
-    }
-    add(m, p + "mlp.fc1.weight", {inter, h}, Role::Vision);
-    add(m, p + "mlp.fc1.bias", {inter}, Role::Vision);
-    add(m, p + "mlp.fc2.weight", {h, inter}, Role::Vision);
-    add(m, p + "mlp.fc2.bias", {h}, Role::Vision);
+    for (const char* n : {"layer_norm1", "layer_norm2"}) add_layernorm(m, p + n, h, -1, true, Role::Vision);
+    for (const char* n : {"q_proj", "k_proj", "v_proj", "out_proj"})
+      add_linear(m, p + "self_attn." + n, h, h, Role::Vision);
+    add_linear(m, p + "mlp.fc1", inter, h, Role::Vision);
+    add_linear(m, p + "mlp.fc2", h, inter, Role::Vision);
   }
-  add(m, prefix + "post_layernorm.weight", {h}, Role::Vision);
-  add(m, prefix + "post_layernorm.bias", {h}, Role::Vision);
+  add_layernorm(m, prefix + "post_layernorm", h, -1, true, Role::Vision);
   if (v.flag({"vision_use_head"}, true)) {
     std::string p = prefix + "head.";
     add(m, p + "probe", {1, 1, h}, Role::Vision);
     add(m, p + "attention.in_proj_weight", {3 * h, h}, Role::Vision);
     add(m, p + "attention.in_proj_bias", {3 * h}, Role::Vision);
-    add(m, p + "attention.out_proj.weight", {h, h}, Role::Vision);
-    add(m, p + "attention.out_proj.bias", {h}, Role::Vision);
-    add(m, p + "layernorm.weight", {h}, Role::Vision);
-    add(m, p + "layernorm.bias", {h}, Role::Vision);
-    add(m, p + "mlp.fc1.weight", {inter, h}, Role::Vision);
-    add(m, p + "mlp.fc1.bias", {inter}, Role::Vision);
-    add(m, p + "mlp.fc2.weight", {h, inter}, Role::Vision);
-    add(m, p + "mlp.fc2.bias", {h}, Role::Vision);
+    add_linear(m, p + "attention.out_proj", h, h, Role::Vision);
+    add_layernorm(m, p + "layernorm", h, -1, true, Role::Vision);
+    add_linear(m, p + "mlp.fc1", inter, h, Role::Vision);
+    add_linear(m, p + "mlp.fc2", h, inter, Role::Vision);
   }
   width = h;
   m.notes.push_back("vision tower: SigLIP, " + std::to_string(layers) + " layers, width " + std::to_string(h) + ", " +

@@ -37,23 +37,9 @@ Result<ArchModel> glm4_moe_spec(const ModelConfig& cfg) {
     if (i < first_dense) {
       add_swiglu(m, p + "mlp.", l, d.hidden, inter, Role::Mlp);
     } else {
-      add(m, p + "mlp.gate.weight", {experts, d.hidden}, Role::Router, l);
-      add(m, p + "mlp.gate.e_score_correction_bias", {experts}, Role::RoutingBias, l);
-      size_t first = m.tensors.size();
-      for (uint64_t e = 0; e < experts; ++e)
-        add_swiglu(m, p + "mlp.experts." + std::to_string(e) + ".", l, d.hidden, moe_inter, Role::RoutedExpert);
-      mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
-      if (shared > 0) add_swiglu(m, p + "mlp.shared_experts.", l, d.hidden, moe_inter * shared, Role::SharedExpert);
+      add_deepseek_moe(m, p + "mlp.", l, d.hidden, moe_inter, experts, top_k, shared, true);
     }
-    if (mtp) {
-      add(m, p + "embed_tokens.weight", {vocab, d.hidden}, Role::Mtp, l);
-      add(m, p + "enorm.weight", {d.hidden}, Role::Mtp, l);
-      add(m, p + "hnorm.weight", {d.hidden}, Role::Mtp, l);
-      add(m, p + "eh_proj.weight", {d.hidden, 2 * d.hidden}, Role::Mtp, l);
-      add(m, p + "shared_head.norm.weight", {d.hidden}, Role::Mtp, l);
-      add(m, p + "shared_head.head.weight", {vocab, d.hidden}, Role::Mtp, l);
-      for (size_t t = start; t < m.tensors.size(); ++t) m.tensors[t].mtp = true;
-    }
+    if (mtp) add_mtp_glue(m, p, l, vocab, d.hidden, start);
   };
   for (uint64_t i = 0; i < layers; ++i) add_layer(i, false);
   for (uint64_t k = 0; k < mtp_layers; ++k) add_layer(layers + k, true);

@@ -39,23 +39,10 @@ AttentionDims granite_attention(const ConfigReader& r) {
 
 }  // namespace
 
+// Granite's dense layers are Llama's (q/k/v/o biases all follow attention_bias, mlp_bias the MLP).
 Result<ArchModel> granite_spec(const ModelConfig& cfg) {
-  ConfigReader r(cfg);
-  ArchModel m;
-  m.family = "granite";
-  AttentionDims d = granite_attention(r);
-  bool mlp_bias = r.flag({"mlp_bias"}, false);
-  uint64_t layers = r.need({"num_hidden_layers"});
-  uint64_t inter = r.need({"intermediate_size"});
-  add_embeddings(m, r.need({"vocab_size"}), d.hidden, r.flag({"tie_word_embeddings"}, false));
-  for (uint64_t i = 0; i < layers; ++i) {
-    int l = static_cast<int>(i);
-    std::string p = "model.layers." + std::to_string(i) + ".";
-    add_attention_sublayer(m, p, l, d);
-    add_swiglu(m, p + "mlp.", l, d.hidden, inter, Role::Mlp, mlp_bias);
-  }
-  finish_llama_like(m, r, layers, d);
-  m.layer_summary = std::to_string(layers) + " × (attention + dense MLP)" + describe_granite_multipliers(r);
+  ArchModel m = dense_decoder(cfg, "granite", false, false);
+  m.layer_summary += describe_granite_multipliers(ConfigReader(cfg));
   return m;
 }
 

@@ -31,15 +31,6 @@ AttentionLayer mixer_free_layer() {
   return a;
 }
 
-AttentionLayer attention_layer(const AttentionDims& d) {
-  AttentionLayer a;
-  a.kind = AttentionKind::Full;
-  a.heads = static_cast<uint32_t>(d.heads);
-  a.kv_heads = static_cast<uint32_t>(d.kv_heads);
-  a.qk_dim = a.v_dim = static_cast<uint32_t>(d.head_dim);
-  return a;
-}
-
 // ---------------------------------------------------------------------------------------------
 // qwen3_next
 
@@ -311,11 +302,7 @@ Result<ArchModel> lfm2_spec(const ModelConfig& cfg) {
   bool tied = r.flag({"tie_word_embeddings", "tie_embedding"}, true);
   add(m, "model.embed_tokens.weight", {vocab, d.hidden}, Role::Embedding);
   add(m, "model.embedding_norm.weight", {d.hidden}, Role::Norm);  // the final norm, despite its name
-  add(m, "lm_head.weight", {vocab, d.hidden}, Role::LmHead);
-  m.tensors.back().optional = tied;
-  m.tied_embeddings = tied;
-  m.vocab_size = vocab;
-  m.hidden_size = d.hidden;
+  add_lm_head(m, "lm_head", vocab, d.hidden, tied);
 
   auto attn = lfm2_attention_layers(r, layers);
   // Per sequence and short-conv layer (vLLM's short_conv_state_shape): the depthwise conv of
@@ -429,11 +416,7 @@ Result<ArchModel> nemotron_h_spec(const ModelConfig& cfg) {
   add(m, "model.embeddings.weight", {vocab, hidden}, Role::Embedding);
   add(m, "model.norm_f.weight", {hidden}, Role::Norm);
   bool tied = r.flag({"tie_word_embeddings"}, false);
-  add(m, "lm_head.weight", {vocab, hidden}, Role::LmHead);
-  m.tensors.back().optional = tied;
-  m.tied_embeddings = tied;
-  m.vocab_size = vocab;
-  m.hidden_size = hidden;
+  add_lm_head(m, "lm_head", vocab, hidden, tied);
 
   // Per sequence and Mamba2 layer (vLLM's mamba2_state_shape):
   //   conv state = (mamba_num_heads * mamba_head_dim + 2 * n_groups * ssm_state_size) * (conv_kernel - 1)
@@ -446,16 +429,14 @@ Result<ArchModel> nemotron_h_spec(const ModelConfig& cfg) {
     std::string x = p + "mixer.";
     switch (pattern[i]) {
       case 'M': {
-        add(m, x + "in_proj.weight", {d_inner + conv_dim + mheads, hidden}, Role::Attention, l);  // z, xBC, dt
-        if (proj_bias) add(m, x + "in_proj.bias", {d_inner + conv_dim + mheads}, Role::Attention, l);
+        add_linear(m, x + "in_proj", d_inner + conv_dim + mheads, hidden, Role::Attention, l, proj_bias);  // z, xBC, dt
         add(m, x + "conv1d.weight", {conv_dim, 1, kernel}, Role::Attention, l);
         if (conv_bias) add(m, x + "conv1d.bias", {conv_dim}, Role::Attention, l);
         add(m, x + "dt_bias", {mheads}, Role::Attention, l);
         add(m, x + "A_log", {mheads}, Role::Attention, l);
         add(m, x + "D", {mheads}, Role::Attention, l);
         add(m, x + "norm.weight", {d_inner}, Role::Attention, l);  // gated RMSNorm over n_groups groups
-        add(m, x + "out_proj.weight", {hidden, d_inner}, Role::Attention, l);
-        if (proj_bias) add(m, x + "out_proj.bias", {hidden}, Role::Attention, l);
+        add_linear(m, x + "out_proj", hidden, d_inner, Role::Attention, l, proj_bias);
         m.attention.push_back(recurrent_layer(state, "mamba2"));
         break;
       }

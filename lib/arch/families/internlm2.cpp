@@ -22,11 +22,7 @@ Result<ArchModel> internlm2_spec(const ModelConfig& cfg) {
   bool tied = r.flag({"tie_word_embeddings"}, false);
   add(m, "model.tok_embeddings.weight", {vocab, d.hidden}, Role::Embedding);
   add(m, "model.norm.weight", {d.hidden}, Role::Norm);
-  add(m, "output.weight", {vocab, d.hidden}, Role::LmHead);
-  m.tensors.back().optional = tied;
-  m.tied_embeddings = tied;
-  m.vocab_size = vocab;
-  m.hidden_size = d.hidden;
+  add_lm_head(m, "output", vocab, d.hidden, tied);
   uint64_t qkv = (d.heads + 2 * d.kv_heads) * d.head_dim;
   for (uint64_t i = 0; i < layers; ++i) {
     int l = static_cast<int>(i);

@@ -64,31 +64,21 @@ void add_llama4_vision(ArchModel& m, const ConfigReader& r, uint64_t text_hidden
   add(m, p + "class_embedding", {hidden}, Role::Vision);
   add(m, p + "positional_embedding_vlm", {side * side + 1, hidden}, Role::Vision);
   add(m, p + "patch_embedding.linear.weight", {hidden, channels * patch * patch}, Role::Vision);
-  for (const char* ln : {"layernorm_pre.", "layernorm_post."}) {
-    add(m, p + ln + "weight", {hidden}, Role::Vision);
-    add(m, p + ln + "bias", {hidden}, Role::Vision);
-  }
+  for (const char* ln : {"layernorm_pre", "layernorm_post"}) add_layernorm(m, p + ln, hidden, -1, true, Role::Vision);
   for (uint64_t i = 0; i < layers; ++i) {
     std::string q = p + "model.layers." + std::to_string(i) + ".";
-    for (const char* proj : {"q_proj", "k_proj", "v_proj", "o_proj"}) {
-      add(m, q + "self_attn." + proj + ".weight", {hidden, hidden}, Role::Vision);
-      add(m, q + "self_attn." + proj + ".bias", {hidden}, Role::Vision);
-    }
-    add(m, q + "mlp.fc1.weight", {inter, hidden}, Role::Vision);
-    add(m, q + "mlp.fc1.bias", {inter}, Role::Vision);
-    add(m, q + "mlp.fc2.weight", {hidden, inter}, Role::Vision);
-    add(m, q + "mlp.fc2.bias", {hidden}, Role::Vision);
-    for (const char* ln : {"input_layernorm.", "post_attention_layernorm."}) {
-      add(m, q + ln + "weight", {hidden}, Role::Vision);
-      add(m, q + ln + "bias", {hidden}, Role::Vision);
-    }
+    for (const char* proj : {"q_proj", "k_proj", "v_proj", "o_proj"})
+      add_linear(m, q + "self_attn." + proj, hidden, hidden, Role::Vision);
+    add_linear(m, q + "mlp.fc1", inter, hidden, Role::Vision);
+    add_linear(m, q + "mlp.fc2", hidden, inter, Role::Vision);
+    for (const char* ln : {"input_layernorm", "post_attention_layernorm"})
+      add_layernorm(m, q + ln, hidden, -1, true, Role::Vision);
   }
   // Pixel-shuffle adapter: the shuffled patch features (intermediate_size wide) go through a
   // two-layer MLP without biases.
   add(m, p + "vision_adapter.mlp.fc1.weight", {proj_in, inter}, Role::Vision);
   add(m, p + "vision_adapter.mlp.fc2.weight", {proj_out, proj_out}, Role::Vision);
-  add(m, "multi_modal_projector.linear_1.weight", {text_hidden, out_dim}, Role::Projector);
-  if (proj_bias) add(m, "multi_modal_projector.linear_1.bias", {text_hidden}, Role::Projector);
+  add_linear(m, "multi_modal_projector.linear_1", text_hidden, out_dim, Role::Projector, -1, proj_bias);
 }
 
 }  // namespace
@@ -134,15 +124,10 @@ Result<ArchModel> llama4_spec(const ModelConfig& cfg) {
   if (const Json* t = r.field({"layer_types"}); t && t->is_array() && !t->items().empty())
     kinds = attention_kinds(r, layers);
   for (uint64_t i = 0; i < layers; ++i) {
-    AttentionLayer a;
-    a.heads = static_cast<uint32_t>(d.heads);
-    a.kv_heads = static_cast<uint32_t>(d.kv_heads);
-    a.qk_dim = a.v_dim = static_cast<uint32_t>(d.head_dim);
-    a.kind = kinds ? (*kinds)[i] : rope[i] && chunk > 0 ? AttentionKind::Chunked : AttentionKind::Full;
-    a.window = a.kind == AttentionKind::Chunked ? chunk : 0;
-    if (a.window == 0) a.kind = AttentionKind::Full;
+    AttentionKind kind = kinds ? (*kinds)[i] : rope[i] && chunk > 0 ? AttentionKind::Chunked : AttentionKind::Full;
+    uint64_t window = kind == AttentionKind::Chunked ? chunk : 0;
     if (!rope[i]) ++nope_count;
-    m.attention.push_back(a);
+    m.attention.push_back(attention_layer(d, window ? kind : AttentionKind::Full, window));
   }
   if (r.has_section("vision_config")) add_llama4_vision(m, r, d.hidden);
 

@@ -31,27 +31,16 @@ Result<ArchModel> m2m_100_spec(const ModelConfig& cfg) {
     add(m, stack, {vocab, d_model}, Role::Embedding);
     m.tensors.back().optional = true;
   }
-  add(m, "lm_head.weight", {vocab, d_model}, Role::LmHead);
-  m.tensors.back().optional = tied;
-  m.tied_embeddings = tied;
-  m.vocab_size = vocab;
-  m.hidden_size = d_model;
+  add_lm_head(m, "lm_head", vocab, d_model, tied);
 
-  auto layer_norm = [&](const std::string& p, int layer) {
-    add(m, p + ".weight", {d_model}, Role::Norm, layer);
-    add(m, p + ".bias", {d_model}, Role::Norm, layer);
-  };
+  auto layer_norm = [&](const std::string& p, int layer) { add_layernorm(m, p, d_model, layer); };
   auto attention = [&](const std::string& p, int layer) {
-    for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"}) {
-      add(m, p + proj + ".weight", {d_model, d_model}, Role::Attention, layer);
-      add(m, p + proj + ".bias", {d_model}, Role::Attention, layer);
-    }
+    for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"})
+      add_linear(m, p + proj, d_model, d_model, Role::Attention, layer);
   };
   auto mlp = [&](const std::string& p, uint64_t ffn, int layer) {
-    add(m, p + "fc1.weight", {ffn, d_model}, Role::Mlp, layer);
-    add(m, p + "fc1.bias", {ffn}, Role::Mlp, layer);
-    add(m, p + "fc2.weight", {d_model, ffn}, Role::Mlp, layer);
-    add(m, p + "fc2.bias", {d_model}, Role::Mlp, layer);
+    add_linear(m, p + "fc1", ffn, d_model, Role::Mlp, layer);
+    add_linear(m, p + "fc2", d_model, ffn, Role::Mlp, layer);
   };
   // Encoder layers run once per source token, outside the decoder's layer numbering.
   for (uint64_t i = 0; i < enc_layers; ++i) {

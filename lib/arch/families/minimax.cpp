@@ -41,10 +41,7 @@ Result<ArchModel> minimax_m1_spec(const ModelConfig& cfg) {
     AttentionLayer a;
     if (softmax[i]) {
       add_gqa_attention(m, p + "self_attn.", l, d);
-      a.kind = AttentionKind::Full;
-      a.heads = static_cast<uint32_t>(d.heads);
-      a.kv_heads = static_cast<uint32_t>(d.kv_heads);
-      a.qk_dim = a.v_dim = static_cast<uint32_t>(d.head_dim);
+      a = attention_layer(d);
       ++softmax_count;
     } else {
       std::string q = p + "self_attn.";
@@ -57,15 +54,7 @@ Result<ArchModel> minimax_m1_spec(const ModelConfig& cfg) {
       a.recurrent_kind = "lightning_attention";
     }
     m.attention.push_back(a);
-    add(m, p + "block_sparse_moe.gate.weight", {experts, d.hidden}, Role::Router, l);
-    size_t first = m.tensors.size();
-    for (uint64_t e = 0; e < experts; ++e) {
-      std::string q = p + "block_sparse_moe.experts." + std::to_string(e) + ".";
-      add(m, q + "w1.weight", {inter, d.hidden}, Role::RoutedExpert, l);  // gate
-      add(m, q + "w2.weight", {d.hidden, inter}, Role::RoutedExpert, l);  // down
-      add(m, q + "w3.weight", {inter, d.hidden}, Role::RoutedExpert, l);  // up
-    }
-    mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
+    add_mixtral_moe(m, p + "block_sparse_moe.", l, d.hidden, inter, experts, top_k);
     if (shared) {
       add_swiglu(m, p + "shared_mlp.", l, d.hidden, inter, Role::SharedExpert);
       add(m, p + "coefficient.weight", {1, d.hidden}, Role::Router, l);

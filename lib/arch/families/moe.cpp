@@ -45,8 +45,8 @@ ArchModel qwen_moe_decoder(const ModelConfig& cfg, const char* family, bool qwen
     }
     ++sparse_layers;
     add(m, p + "mlp.gate.weight", {experts, d.hidden}, Role::Router, l);
-    size_t first = m.tensors.size();
     if (fused_experts) {
+      size_t first = m.tensors.size();
       // Qwen3-VL-MoE stores all experts of a layer in two tensors, [E, hidden, 2*inter] (gate then
       // up along the last axis) and [E, inter, hidden]; writers that follow the [E, out, in]
       // convention transpose the last two axes.
@@ -54,11 +54,10 @@ ArchModel qwen_moe_decoder(const ModelConfig& cfg, const char* family, bool qwen
       m.tensors.back().alternative_shapes = {{experts, 2 * moe_inter, d.hidden}};
       add(m, p + "mlp.experts.down_proj", {experts, moe_inter, d.hidden}, Role::RoutedExpert, l);
       m.tensors.back().alternative_shapes = {{experts, d.hidden, moe_inter}};
+      mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
     } else {
-      for (uint64_t e = 0; e < experts; ++e)
-        add_swiglu(m, p + "mlp.experts." + std::to_string(e) + ".", l, d.hidden, moe_inter, Role::RoutedExpert);
+      add_swiglu_experts(m, p + "mlp.experts.", l, d.hidden, moe_inter, experts, top_k);
     }
-    mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
     if (shared_inter > 0) {
       add_swiglu(m, p + "mlp.shared_expert.", l, d.hidden, shared_inter, Role::SharedExpert);
       add(m, p + "mlp.shared_expert_gate.weight", {1, d.hidden}, Role::Router, l);
@@ -88,15 +87,7 @@ Result<ArchModel> mixtral_spec(const ModelConfig& cfg) {
     int l = static_cast<int>(i);
     std::string p = "model.layers." + std::to_string(i) + ".";
     add_attention_sublayer(m, p, l, d);
-    add(m, p + "block_sparse_moe.gate.weight", {experts, d.hidden}, Role::Router, l);
-    size_t first = m.tensors.size();
-    for (uint64_t e = 0; e < experts; ++e) {
-      std::string q = p + "block_sparse_moe.experts." + std::to_string(e) + ".";
-      add(m, q + "w1.weight", {inter, d.hidden}, Role::RoutedExpert, l);  // gate
-      add(m, q + "w2.weight", {d.hidden, inter}, Role::RoutedExpert, l);  // down
-      add(m, q + "w3.weight", {inter, d.hidden}, Role::RoutedExpert, l);  // up
-    }
-    mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
+    add_mixtral_moe(m, p + "block_sparse_moe.", l, d.hidden, inter, experts, top_k);
   }
   finish_llama_like(m, r, layers, d);
   m.layer_summary = std::to_string(layers) + " × MoE (" + std::to_string(experts) + " experts, top-" +

@@ -64,10 +64,7 @@ Result<ArchModel> olmoe_spec(const ModelConfig& cfg) {
     add(m, p + "post_attention_layernorm.weight", {d.hidden}, Role::Norm, l);
     add_full_width_qk_norm_attention(m, p + "self_attn.", l, d);
     add(m, p + "mlp.gate.weight", {experts, d.hidden}, Role::Router, l);
-    size_t first = m.tensors.size();
-    for (uint64_t e = 0; e < experts; ++e)
-      add_swiglu(m, p + "mlp.experts." + std::to_string(e) + ".", l, d.hidden, inter, Role::RoutedExpert);
-    mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
+    add_swiglu_experts(m, p + "mlp.experts.", l, d.hidden, inter, experts, top_k);
   }
   finish_llama_like(m, r, layers, d);
   m.attention_summary = describe_olmo_attention(d);

@@ -27,15 +27,7 @@ Result<ArchModel> phimoe_spec(const ModelConfig& cfg) {
     add_attention_sublayer(m, p, l, d);
     add(m, p + "input_layernorm.bias", {d.hidden}, Role::Norm, l);
     add(m, p + "post_attention_layernorm.bias", {d.hidden}, Role::Norm, l);
-    add(m, p + "block_sparse_moe.gate.weight", {experts, d.hidden}, Role::Router, l);
-    size_t first = m.tensors.size();
-    for (uint64_t e = 0; e < experts; ++e) {
-      std::string q = p + "block_sparse_moe.experts." + std::to_string(e) + ".";
-      add(m, q + "w1.weight", {inter, d.hidden}, Role::RoutedExpert, l);  // gate
-      add(m, q + "w2.weight", {d.hidden, inter}, Role::RoutedExpert, l);  // down
-      add(m, q + "w3.weight", {inter, d.hidden}, Role::RoutedExpert, l);  // up
-    }
-    mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
+    add_mixtral_moe(m, p + "block_sparse_moe.", l, d.hidden, inter, experts, top_k);
   }
   finish_llama_like(m, r, layers, d);
   m.norm_summary = "LayerNorm (weight and bias)";

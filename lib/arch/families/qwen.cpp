@@ -31,11 +31,7 @@ Result<ArchModel> qwen_spec(const ModelConfig& cfg) {
   bool tied = r.flag({"tie_word_embeddings"}, false);
   add(m, "model.wte.weight", {vocab, d.hidden}, Role::Embedding);
   add(m, "model.ln_f.weight", {d.hidden}, Role::Norm);
-  add(m, "lm_head.weight", {vocab, d.hidden}, Role::LmHead);
-  m.tensors.back().optional = tied;
-  m.tied_embeddings = tied;
-  m.vocab_size = vocab;
-  m.hidden_size = d.hidden;
+  add_lm_head(m, "lm_head", vocab, d.hidden, tied);
   for (uint64_t i = 0; i < layers; ++i) {
     int l = static_cast<int>(i);
     std::string p = "model.h." + std::to_string(i) + ".";

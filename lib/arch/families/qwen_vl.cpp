@@ -46,11 +46,6 @@ VisionDims read_vision_dims(const ConfigReader& v, const VisionDims& defaults) {
 constexpr VisionDims kQwen2_5VisionDefaults{32, 3584, 3420, 16, 3584, 3, 14, 2, 2};
 constexpr VisionDims kQwen3VisionDefaults{27, 1152, 4304, 16, 3584, 3, 16, 2, 2};
 
-void add_linear(ArchModel& m, const std::string& p, uint64_t out, uint64_t in, Role role, bool bias = true) {
-  add(m, p + ".weight", {out, in}, role);
-  if (bias) add(m, p + ".bias", {out}, role);
-}
-
 std::string index_list(const Json* list) {
   std::string out;
   if (list && list->is_array())
@@ -81,18 +76,14 @@ void add_qwen2_vision(ArchModel& m, const ConfigReader& r) {
   add(m, "visual.patch_embed.proj.weight", {embed, channels, temporal, patch, patch}, Role::Vision);
   for (uint64_t i = 0; i < depth; ++i) {
     std::string p = "visual.blocks." + std::to_string(i) + ".";
-    for (const char* norm : {"norm1", "norm2"}) {
-      add(m, p + norm + ".weight", {embed}, Role::Vision);
-      add(m, p + norm + ".bias", {embed}, Role::Vision);
-    }
+    for (const char* norm : {"norm1", "norm2"}) add_layernorm(m, p + norm, embed, -1, true, Role::Vision);
     add_linear(m, p + "attn.qkv", 3 * embed, embed, Role::Vision);
     add_linear(m, p + "attn.proj", embed, embed, Role::Vision);
     add_linear(m, p + "mlp.fc1", inter, embed, Role::Vision);
     add_linear(m, p + "mlp.fc2", embed, inter, Role::Vision);
   }
   uint64_t merged = embed * merge * merge;
-  add(m, "visual.merger.ln_q.weight", {embed}, Role::Projector);
-  add(m, "visual.merger.ln_q.bias", {embed}, Role::Projector);
+  add_layernorm(m, "visual.merger.ln_q", embed, -1, true, Role::Projector);
   add_linear(m, "visual.merger.mlp.0", merged, merged, Role::Projector);
   add_linear(m, "visual.merger.mlp.2", out, merged, Role::Projector);
   m.notes.push_back("vision: " + std::to_string(depth) + " blocks × " + std::to_string(embed) + " wide, " +
@@ -142,10 +133,7 @@ void add_qwen3_vision(ArchModel& m, const ConfigReader& r) {
   add(m, "visual.pos_embed.weight", {positions, d.hidden}, Role::Vision);
   for (uint64_t i = 0; i < d.depth; ++i) {
     std::string p = "visual.blocks." + std::to_string(i) + ".";
-    for (const char* norm : {"norm1", "norm2"}) {
-      add(m, p + norm + ".weight", {d.hidden}, Role::Vision);
-      add(m, p + norm + ".bias", {d.hidden}, Role::Vision);
-    }
+    for (const char* norm : {"norm1", "norm2"}) add_layernorm(m, p + norm, d.hidden, -1, true, Role::Vision);
     add_linear(m, p + "attn.qkv", 3 * d.hidden, d.hidden, Role::Vision);
     add_linear(m, p + "attn.proj", d.hidden, d.hidden, Role::Vision);
     add_linear(m, p + "mlp.linear_fc1", d.inter, d.hidden, Role::Vision);
@@ -155,8 +143,7 @@ void add_qwen3_vision(ArchModel& m, const ConfigReader& r) {
   // The final merger normalises each patch before the 2×2 shuffle; deepstack mergers normalise the
   // shuffled vector.
   auto merger = [&](const std::string& p, uint64_t norm_width) {
-    add(m, p + "norm.weight", {norm_width}, Role::Projector);
-    add(m, p + "norm.bias", {norm_width}, Role::Projector);
+    add_layernorm(m, p + "norm", norm_width, -1, true, Role::Projector);
     add_linear(m, p + "linear_fc1", merged, merged, Role::Projector);
     add_linear(m, p + "linear_fc2", d.out_hidden, merged, Role::Projector);
   };
