@@ -29,14 +29,11 @@ uint64_t uint_at(const hfi::Json& j, const char* key) {
   return *v->as_uint();
 }
 
-// Fixture folders (relative to fixtures/) under quantized/ that hold `file` (or, for
-// "published.json", its stand-in "published.pending.json": figures of fixtures the fixture
-// catalog test cannot handle yet, kept out of its sight until the decoder lands).
+// Fixture folders (relative to fixtures/) under quantized/ that hold `file`.
 std::vector<std::string> quantized_with(const std::string& file) {
   std::vector<std::string> out;
   for (const auto& e : fs::recursive_directory_iterator(hfi::testing::fixtures_dir() / "quantized"))
-    if (e.is_regular_file() && (e.path().filename() == file ||
-                                (file == "published.json" && e.path().filename() == "published.pending.json")))
+    if (e.is_regular_file() && e.path().filename() == file)
       out.push_back(fs::relative(e.path().parent_path(), hfi::testing::fixtures_dir()).generic_string());
   std::sort(out.begin(), out.end());
   return out;
@@ -56,7 +53,7 @@ TEST_CASE("quantized fixtures: logical parameters and quant figures match their 
   for (const auto& repo : repos) {
     INFO(repo);
     fs::path dir = hfi::testing::fixtures_dir() / repo;
-    hfi::Json pub = read_json(fs::exists(dir / "published.json") ? dir / "published.json" : dir / "published.pending.json");
+    hfi::Json pub = read_json(dir / "published.json");
     hfi::Report r = hfi::testing::inspect_fixture(repo).report;
     CHECK(r.params.total == uint_at(pub, "params_total"));
     CHECK(r.reconcile.unexplained.empty());
