@@ -56,33 +56,6 @@ std::vector<T> without(std::vector<T> tensors, const std::string& suffix) {
   return tensors;
 }
 
-// quant_scheme_name() belongs to quant_config.cpp (written elsewhere): a local spelling for messages.
-const char* scheme_text(QuantScheme s) {
-  switch (s) {
-    case QuantScheme::None: return "none";
-    case QuantScheme::Fp8Block: return "fp8-block";
-    case QuantScheme::Fp8Channel: return "fp8-channel";
-    case QuantScheme::Fp8Tensor: return "fp8-tensor";
-    case QuantScheme::Mxfp4: return "mxfp4";
-    case QuantScheme::Gptq: return "gptq";
-    case QuantScheme::GptqMarlin: return "gptq-marlin";
-    case QuantScheme::AwqGemm: return "awq-gemm";
-    case QuantScheme::AwqGemv: return "awq-gemv";
-    case QuantScheme::Bnb4: return "bnb4";
-    case QuantScheme::Bnb8: return "bnb8";
-    case QuantScheme::CtPacked: return "ct-packed";
-    case QuantScheme::CtNvfp4: return "ct-nvfp4";
-    case QuantScheme::ModeloptNvfp4: return "modelopt-nvfp4";
-    case QuantScheme::ModeloptInt4Awq: return "modelopt-int4-awq";
-    case QuantScheme::Hqq: return "hqq";
-    case QuantScheme::Eetq: return "eetq";
-    case QuantScheme::Torchao: return "torchao";
-    case QuantScheme::Quanto: return "quanto";
-    case QuantScheme::Unsupported: return "unsupported";
-  }
-  return "?";
-}
-
 struct Expect {
   QuantScheme scheme;
   std::string logical_name;
@@ -97,10 +70,10 @@ struct Expect {
 // Decodes `tensors` (one quantized module, nothing else) and checks it against `e`.
 hfi::StorageView check_one(const std::vector<T>& tensors, const Expect& e) {
   hfi::StorageView v = hfi::decode_storage(shard(tensors));
-  INFO("expected " << scheme_text(e.scheme) << " " << e.format);
+  INFO("expected " << hfi::quant_scheme_name(e.scheme) << " " << e.format);
   REQUIRE(v.quant_modules.size() == 1);
   const hfi::QuantModule& m = v.quant_modules[0];
-  INFO("decoded as " << scheme_text(m.scheme));
+  INFO("decoded as " << hfi::quant_scheme_name(m.scheme));
   for (const auto& p : m.problems) INFO("problem: " << p);
   CHECK(m.scheme == e.scheme);
   CHECK(m.problems.empty());
