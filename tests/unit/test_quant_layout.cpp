@@ -5,9 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 
 #include "analysis/storage.hpp"
 #include "source/local_source.hpp"
@@ -507,19 +505,4 @@ TEST_CASE("quant layout: DeepSeek-V3 and gpt-oss-20b fixtures decode without pro
   for (const auto& m : oss.quant_modules) mx += m.scheme == QuantScheme::Mxfp4 && m.problems.empty() && m.missing.empty();
   CHECK(mx == 48);
   CHECK(oss.orphan_quant_tensors.empty());
-}
-
-TEST_CASE("quant layout: decode time on DeepSeek-V3", "[.bench]") {
-  hfi::LocalSource source(hfi::testing::materialized("deepseek-ai/DeepSeek-V3"));
-  auto snap = hfi::load_snapshot(source);
-  REQUIRE(snap.ok());
-  double best = 1e9;
-  for (int i = 0; i < 5; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    auto v = hfi::decode_storage(snap->shards);
-    auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double, std::milli>(t1 - t0).count());
-    CHECK(!v.logical.empty());
-  }
-  std::printf("decode_storage DeepSeek-V3: best of 5 %.1f ms\n", best);
 }
