@@ -66,7 +66,7 @@ std::map<std::string, PatternSide> patterns(const Report& r, bool use_spec) {
   };
   if (use_spec) {
     for (const auto& t : r.spec->tensors)
-      if (!t.optional || !r.spec->tied_embeddings) count(t.name, t.shape, t.params());
+      if (!t.optional) count(t.name, t.shape, t.params());  // what every checkpoint of the config holds
   } else {
     const std::string& lm = r.reconcile.lm_prefix;
     for (const auto& t : r.storage.logical) {
