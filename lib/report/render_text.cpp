@@ -63,7 +63,9 @@ void render_quantization(std::string& out, const Style& st, const Report& r) {
     line(out, st, "", with_commas(q.quantized_params) + " params quantized at " + bpw_text(q.quantized_bits_per_weight) +
                           " bits/weight; whole checkpoint " + bpw_text(q.overall_bits_per_weight) + " bits/weight");
   std::string bytes = "values " + short_bytes(q.value_bytes) + ", bookkeeping " + short_bytes(q.bookkeeping_bytes);
-  for (const auto& [kind, b] : q.bookkeeping_by_kind) bytes += " (" + kind + " " + short_bytes(b) + ")";
+  std::string kinds;
+  for (const auto& [kind, b] : q.bookkeeping_by_kind) kinds += (kinds.empty() ? "" : ", ") + kind + " " + short_bytes(b);
+  if (!kinds.empty()) bytes += " (" + kinds + ")";
   bytes += ", high precision " + short_bytes(q.high_precision_bytes);
   line(out, st, "", st.dim(bytes));
   if (!q.by_role.empty()) {
