@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
+
+#include "core/flat_index.hpp"
 
 namespace hfi {
 namespace {
@@ -96,12 +99,34 @@ std::string name_pattern(const std::string& name) {
   return out;
 }
 
+// Logical tensor name -> position in `actual` (the first, if a name repeats); views into `actual`.
+class NameLookup {
+ public:
+  explicit NameLookup(const StorageView& actual) : actual_(actual) {
+    index_.reserve(actual.logical.size());
+    for (size_t i = 0; i < actual.logical.size(); ++i) index_.insert(actual.logical[i].name, static_cast<uint32_t>(i), key(), false);
+  }
+  std::optional<size_t> find(std::string_view name) const {
+    uint32_t id = index_.find(name, key());
+    return id == FlatIndex::kEmpty ? std::nullopt : std::optional<size_t>(id);
+  }
+
+ private:
+  struct Key {
+    const StorageView* v;
+    std::string_view operator()(uint32_t id) const { return v->logical[id].name; }
+  };
+  Key key() const { return Key{&actual_}; }
+  const StorageView& actual_;
+  FlatIndex index_;
+};
+
 // A fused expert tensor the spec expects ("...experts.gate_up_proj" [E, 2I, H], "...experts.down_proj")
 // stored one Linear per expert instead, as quantizers that work on nn.Linear modules save MoE
 // layers: "...experts.{e}.gate_proj.weight" + "up_proj", or "down_proj". All E experts must be
 // there and hold the fused tensor's elements between them.
 bool match_split_experts(const ExpectedTensor& x, const std::string& name, const StorageView& actual,
-                         const std::unordered_map<std::string_view, size_t>& actual_index, size_t e, Reconciliation& r) {
+                         const NameLookup& actual_index, size_t e, Reconciliation& r) {
   static const std::string kGateUp = "experts.gate_up_proj", kDown = "experts.down_proj";
   bool gate_up = name.ends_with(kGateUp);
   if ((!gate_up && !name.ends_with(kDown)) || x.shape.size() != 3) return false;
@@ -113,9 +138,9 @@ bool match_split_experts(const ExpectedTensor& x, const std::string& name, const
   for (uint64_t expert = 0; expert < x.shape[0]; ++expert) {
     for (const std::string& part : gate_up ? kGateUpParts : kDownParts) {
       auto it = actual_index.find(base + std::to_string(expert) + part);
-      if (it == actual_index.end() || r.expected_of[it->second] >= 0) return false;
-      found.push_back(it->second);
-      params += actual.logical[it->second].params;
+      if (!it || r.expected_of[*it] >= 0) return false;
+      found.push_back(*it);
+      params += actual.logical[*it].params;
     }
   }
   if (params != x.params()) return false;
@@ -131,25 +156,22 @@ Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
   Reconciliation r;
   if (expected) detect_prefixes(*expected, actual, r);
   r.expected_of.assign(actual.logical.size(), -1);
-  std::unordered_map<std::string_view, size_t> actual_index;  // views into `actual`
-  actual_index.reserve(actual.logical.size());
-  for (size_t i = 0; i < actual.logical.size(); ++i) actual_index.emplace(actual.logical[i].name, i);
+  NameLookup actual_index(actual);
 
   if (expected) {
     for (size_t e = 0; e < expected->tensors.size(); ++e) {
       const ExpectedTensor& x = expected->tensors[e];
       std::string name = map_name(x, r);
       auto it = actual_index.find(name);
-      for (size_t k = 0; it == actual_index.end() && k < x.alternative_names.size(); ++k)
-        it = actual_index.find(map_name(x, x.alternative_names[k], r));
-      if (it == actual_index.end() && match_split_experts(x, name, actual, actual_index, e, r)) continue;
-      if (it == actual_index.end()) {
+      for (size_t k = 0; !it && k < x.alternative_names.size(); ++k) it = actual_index.find(map_name(x, x.alternative_names[k], r));
+      if (!it && match_split_experts(x, name, actual, actual_index, e, r)) continue;
+      if (!it) {
         if (x.optional) (x.optional_part || x.role == Role::Buffer ? r.absent_parts : r.absent_by_design).push_back(name);
         else r.missing.push_back({name, x.role, x.params()});
         continue;
       }
-      const LogicalTensor& a = actual.logical[it->second];
-      r.expected_of[it->second] = static_cast<int64_t>(e);
+      const LogicalTensor& a = actual.logical[*it];
+      r.expected_of[*it] = static_cast<int64_t>(e);
       ++r.matched_tensors;
       r.matched_params += a.params;
       bool shape_ok = a.shape == x.shape;
@@ -197,13 +219,11 @@ IndexReconciliation reconcile_index(const ArchModel& expected, const Safetensors
   r.expected_tensors = expected.tensors.size();
   for (const auto& m : named.missing) r.missing.push_back(m.name);
   r.unexplained = named.unexplained;
-  std::unordered_map<std::string_view, bool> listed;  // views into `index`
-  listed.reserve(index.weight_map.size());
-  for (const auto& [tensor, shard] : index.weight_map) listed[tensor] = true;
+  NameLookup listed(names_only);
   for (size_t i = 0; i < expected.tensors.size(); ++i) {
     const ExpectedTensor& t = expected.tensors[i];
-    bool is_listed = listed.count(map_name(t, named)) > 0;
-    for (const auto& alt : t.alternative_names) is_listed = is_listed || listed.count(map_name(t, alt, named)) > 0;
+    bool is_listed = listed.find(map_name(t, named)).has_value();
+    for (const auto& alt : t.alternative_names) is_listed = is_listed || listed.find(map_name(t, alt, named)).has_value();
     bool stored_optional = t.optional && is_listed;
     if (stored_optional) r.listed_optional.push_back(i);
     if (!t.optional || stored_optional) r.expected_bytes += t.params() * bytes_per_param;

@@ -1,9 +1,9 @@
 #include "formats/safetensors_header.hpp"
 
 #include <algorithm>
-#include <unordered_set>
 
 #include "core/checked.hpp"
+#include "core/flat_index.hpp"
 #include "core/json.hpp"
 
 namespace hfi {
@@ -111,10 +111,15 @@ Result<SafetensorsHeader> parse_safetensors_header(std::span<const unsigned char
   SafetensorsHeader h;
   h.header_length = *n;
   h.tensors.reserve(top.size());
-  std::unordered_set<std::string_view> seen;  // views into the DOM, alive with `dom`
+  std::vector<std::string_view> keys;  // views into the DOM, alive with `dom`
+  keys.reserve(top.size());
+  auto key_of = [&](uint32_t id) { return keys[id]; };
+  FlatIndex seen;
   seen.reserve(top.size());
   for (auto [key, value] : top) {
-    if (!seen.insert(key).second) return malformed(f, std::string(key), "appears twice in the header");
+    keys.push_back(key);
+    if (seen.insert(key, static_cast<uint32_t>(keys.size() - 1), key_of, false) != FlatIndex::kEmpty)
+      return malformed(f, std::string(key), "appears twice in the header");
     if (key == "__metadata__") {
       if (!value.is_object()) return malformed(f, "__metadata__", "is not a JSON object");
       for (auto [mk, mv] : simdjson::dom::object(value)) {

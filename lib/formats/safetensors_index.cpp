@@ -1,8 +1,7 @@
 #include "formats/safetensors_index.hpp"
 #include "core/text.hpp"
 
-#include <unordered_set>
-
+#include "core/flat_index.hpp"
 #include "core/json.hpp"
 
 namespace hfi {
@@ -62,28 +61,40 @@ Result<SafetensorsIndex> parse_safetensors_index(std::string_view text, std::str
   simdjson::dom::element map;
   if (top["weight_map"].get(map) || !map.is_object()) return malformed(f, "weight_map", "missing or not a JSON object");
   simdjson::dom::object entries(map);
-  // Views into the DOM, which outlives both sets.
-  std::unordered_set<std::string_view> shard_set;
-  std::unordered_set<std::string_view> seen;
+  // Names are views into the DOM, which outlives the lookups. Shards: a few hundred distinct
+  // names among 100k entries, and runs of the same one, so the last one is checked first.
+  std::vector<std::string_view> names;
+  names.reserve(entries.size());
+  FlatIndex seen;
   seen.reserve(entries.size());
+  auto name_of = [&](uint32_t id) { return names[id]; };
+  std::vector<std::string_view> shard_names;
+  auto shard_name_of = [&](uint32_t id) { return shard_names[id]; };
+  FlatIndex shard_ids;
+  uint32_t last_shard = FlatIndex::kEmpty;
   index.weight_map.reserve(entries.size());
   for (auto [tensor, shard] : entries) {
     std::string_view name;
     if (shard.get_string().get(name)) return malformed(f, "weight_map." + std::string(tensor), "shard name is not a string");
-    bool new_shard = !shard_set.count(name);
-    if (new_shard) {  // a few hundred distinct names among 100k entries: check each once
+    uint32_t sid = last_shard != FlatIndex::kEmpty && shard_names[last_shard] == name ? last_shard : shard_ids.find(name, shard_name_of);
+    if (sid == FlatIndex::kEmpty) {
       if (auto reason = unsafe_shard_name_reason(name); !reason.empty())
         return malformed(f, "weight_map." + std::string(tensor), "shard name \"" + std::string(name) + "\" " + reason);
     }
-    if (!seen.insert(tensor).second) {
+    names.push_back(tensor);
+    if (seen.insert(tensor, static_cast<uint32_t>(names.size() - 1), name_of, false) != FlatIndex::kEmpty) {
+      names.pop_back();
       index.claimed_twice.emplace_back(tensor);
       continue;
     }
-    index.weight_map.emplace_back(std::string(tensor), std::string(name));
-    if (new_shard) {
-      shard_set.insert(name);
+    if (sid == FlatIndex::kEmpty) {
+      sid = static_cast<uint32_t>(shard_names.size());
+      shard_names.push_back(name);
+      shard_ids.insert(name, sid, shard_name_of, false);
       index.shards.emplace_back(name);
     }
+    last_shard = sid;
+    index.weight_map.emplace_back(std::string(tensor), sid);
   }
   return index;
 }

@@ -15,8 +15,8 @@ namespace hfi {
 struct SafetensorsIndex {
   std::optional<uint64_t> total_size;        // metadata.total_size: bytes of tensor data
   std::optional<uint64_t> total_parameters;  // metadata.total_parameters, written by newer transformers
-  std::vector<std::pair<std::string, std::string>> weight_map;  // tensor -> shard, file order
-  std::vector<std::string> shards;                              // distinct shard names, first-seen order
+  std::vector<std::pair<std::string, uint32_t>> weight_map;  // tensor -> position in `shards`, file order
+  std::vector<std::string> shards;                           // distinct shard names, first-seen order
   std::vector<std::string> claimed_twice;                       // tensors listed more than once
 };
 

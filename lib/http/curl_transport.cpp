@@ -5,6 +5,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <mutex>
@@ -150,7 +151,8 @@ std::optional<uint64_t> content_range_total(const Headers& headers) {
 
 class CurlTransport final : public Transport {
  public:
-  explicit CurlTransport(ClientOptions options) : options_(std::move(options)), rng_(std::random_device{}()) {
+  explicit CurlTransport(ClientOptions options, std::shared_ptr<std::atomic<size_t>> sent = std::make_shared<std::atomic<size_t>>(0))
+      : options_(std::move(options)), sent_(std::move(sent)), rng_(std::random_device{}()) {
     global_init_once();
     multi_ = curl_multi_init();
     curl_multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
@@ -160,9 +162,11 @@ class CurlTransport final : public Transport {
   CurlTransport(const CurlTransport&) = delete;
   CurlTransport& operator=(const CurlTransport&) = delete;
 
-  size_t requests_sent() const override { return sent_; }
+  size_t requests_sent() const override { return *sent_; }
 
-  std::vector<Response> perform(const std::vector<Request>& requests, std::string_view what) override {
+  std::unique_ptr<Transport> sibling() const override { return std::make_unique<CurlTransport>(options_, sent_); }
+
+  std::vector<Response> perform(const std::vector<Request>& requests, std::string_view what, const OnDone& on_done) override {
     std::vector<Job> jobs(requests.size());
     std::deque<size_t> ready;
     std::vector<size_t> waiting;
@@ -201,6 +205,7 @@ class CurlTransport final : public Transport {
         switch (finish(*job, code)) {
           case Next::Done:
             ++done;
+            if (on_done) on_done(index, job->response);
             if (options_.progress) options_.progress({what, done, jobs.size()});
             break;
           case Next::Follow: ready.push_back(index); break;
@@ -278,7 +283,7 @@ class CurlTransport final : public Transport {
     job.header_list = list;
     if (list) curl_easy_setopt(easy, CURLOPT_HTTPHEADER, list);
     curl_multi_add_handle(multi_, easy);
-    ++sent_;
+    ++*sent_;
   }
 
   void release(Job& job) {
@@ -355,7 +360,7 @@ class CurlTransport final : public Transport {
 
   ClientOptions options_;
   CURLM* multi_ = nullptr;
-  size_t sent_ = 0;
+  std::shared_ptr<std::atomic<size_t>> sent_;  // shared with siblings
   std::mt19937 rng_;
 };
 

@@ -81,8 +81,15 @@ struct ClientOptions {
 class Transport {
  public:
   virtual ~Transport() = default;
+  // Called on the performing thread as each request of a batch completes (index into the batch),
+  // so a caller can act on an early answer while the rest of the batch is still travelling.
+  using OnDone = std::function<void(size_t index, const Response& response)>;
   // `what` labels the batch for progress reports ("metadata", "shard headers").
-  virtual std::vector<Response> perform(const std::vector<Request>& requests, std::string_view what) = 0;
+  virtual std::vector<Response> perform(const std::vector<Request>& requests, std::string_view what, const OnDone& on_done) = 0;
+  std::vector<Response> perform(const std::vector<Request>& requests, std::string_view what) { return perform(requests, what, {}); }
+  // A transport with the same options and its own connections, for use on another thread at the
+  // same time as this one; its requests count towards requests_sent() of both.
+  virtual std::unique_ptr<Transport> sibling() const = 0;
   // HTTP requests sent so far, counting every redirect hop and retry.
   virtual size_t requests_sent() const = 0;
 };

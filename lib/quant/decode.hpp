@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "analysis/storage.hpp"
+#include "core/flat_index.hpp"
 #include "formats/safetensors_header.hpp"
 
 namespace hfi::quant {
@@ -77,57 +78,7 @@ struct Classified {
 // By the last component (and, for bitsandbytes and quanto, the one or two before it). No regex.
 std::optional<Classified> classify(const TensorInfo& t);
 
-// Open-addressing map from a string to a uint32 id, for ids whose key `key_of(id)` returns. No node
-// per entry: DeepSeek-V3's 92k names cost one array instead of 92k allocations and frees.
-class FlatIndex {
- public:
-  static constexpr uint32_t kEmpty = UINT32_MAX;
-  void reserve(size_t n) {
-    size_t cap = 16;
-    while (cap < n + n / 2 + 1) cap *= 2;
-    slots_.assign(cap, kEmpty);
-  }
-  // The id stored for `key`, or kEmpty.
-  template <typename KeyOf>
-  uint32_t find(std::string_view key, const KeyOf& key_of) const {
-    if (slots_.empty()) return kEmpty;
-    size_t mask = slots_.size() - 1;
-    for (size_t at = std::hash<std::string_view>{}(key) & mask;; at = (at + 1) & mask) {
-      uint32_t id = slots_[at];
-      if (id == kEmpty || key_of(id) == key) return id;
-    }
-  }
-  // Stores `id` under `key` (replacing an earlier id with the same key); returns the earlier id or kEmpty.
-  template <typename KeyOf>
-  uint32_t insert(std::string_view key, uint32_t id, const KeyOf& key_of, bool replace) {
-    if ((count_ + 1) * 3 > slots_.size() * 2) grow(key_of);
-    size_t mask = slots_.size() - 1;
-    for (size_t at = std::hash<std::string_view>{}(key) & mask;; at = (at + 1) & mask) {
-      uint32_t old = slots_[at];
-      if (old == kEmpty) {
-        slots_[at] = id;
-        ++count_;
-        return kEmpty;
-      }
-      if (key_of(old) == key) {
-        if (replace) slots_[at] = id;
-        return old;
-      }
-    }
-  }
-
- private:
-  template <typename KeyOf>
-  void grow(const KeyOf& key_of) {
-    std::vector<uint32_t> old = std::move(slots_);
-    reserve(std::max<size_t>(16, old.size()));
-    count_ = 0;
-    for (uint32_t id : old)
-      if (id != kEmpty) insert(key_of(id), id, key_of, true);
-  }
-  std::vector<uint32_t> slots_;
-  size_t count_ = 0;
-};
+using FlatIndex = hfi::FlatIndex;
 
 // Every stored tensor of all shards, in stored order, with an exact-name lookup.
 class TensorIndex {

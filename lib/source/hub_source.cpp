@@ -170,10 +170,10 @@ void HubSource::start_early_header_reads() {
     early_paths_.push_back(f.path);
   }
   if (batch.empty()) return;
-  // The transport is used by this thread alone until finish_early_header_reads() joins it; every
-  // other use of the transport joins first.
+  // A sibling transport of its own: the thread's reads and this thread's go on side by side.
   try {
-    early_thread_ = std::thread([this, batch = std::move(batch)] { early_responses_ = transport_.perform(batch, "shard headers"); });
+    early_transport_ = transport_.sibling();
+    early_thread_ = std::thread([this, batch = std::move(batch)] { early_responses_ = early_transport_->perform(batch, "shard headers"); });
   } catch (const std::system_error&) {
     early_paths_.clear();  // no thread to be had: the reads simply happen when asked for
   }
@@ -235,8 +235,19 @@ Status HubSource::open(std::optional<RepoInfo> known) {
   probe.range_length = probe_bytes_;
   requests.push_back(probe);
 
-  auto responses = transport_.perform(requests, "metadata files");
-  if (!known) {
+  // The repository info usually answers first (the files take a redirect more): as soon as it
+  // pins the commit and lists the shards, their header reads leave, beside the rest of this round.
+  bool info_taken = false;
+  auto take_info = [&](size_t i, const http::Response& r) {
+    if (known || i != 0 || r.status != 200) return;
+    auto info = parse_repo_info(r.body, requests[0].url);
+    if (!info || !info->sizes_known) return;  // dealt with below, once the round is over
+    info_ = std::move(info.value());
+    info_taken = true;
+    start_early_header_reads();
+  };
+  auto responses = transport_.perform(requests, "metadata files", take_info);
+  if (!known && !info_taken) {
     if (responses[0].status != 200) return hub_error(responses[0], ref_, settings_, "repository info");
     auto info = parse_repo_info(responses[0].body, requests[0].url);
     if (!info) return info.error();
@@ -246,7 +257,7 @@ Status HubSource::open(std::optional<RepoInfo> known) {
       if (!filled) return filled.error();
     }
   }
-  start_early_header_reads();  // first: the shard reads travel while the rest of this round is stored
+  if (!info_taken) start_early_header_reads();  // the shard reads travel while the rest of this round is stored
   // A branch can move between our requests; anything answered for another commit is asked again.
   std::vector<std::string> stale;
   for (size_t i = 0; i < round_one_files().size(); ++i) {
@@ -320,7 +331,6 @@ Result<std::optional<std::string>> HubSource::read_file(const std::string& path,
     return it->second;
   }
   if (!listed(path)) return std::optional<std::string>{};  // the listing is authoritative for this commit
-  finish_early_header_reads();
   http::Request request;
   request.url = file_url(path);
   request.max_body = max_bytes;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <string>
@@ -71,6 +72,7 @@ class HubSource final : public Source {
   RepoInfo info_;
   std::map<std::string, std::optional<std::string>> prefetched_;
   std::map<std::string, http::Response> early_;  // header reads sent before they were asked for
+  std::unique_ptr<http::Transport> early_transport_;  // used by early_thread_ alone
   std::thread early_thread_;
   std::vector<std::string> early_paths_;
   std::vector<http::Response> early_responses_;

@@ -1,5 +1,7 @@
 #include "source/snapshot.hpp"
 
+#include "core/flat_index.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <thread>
@@ -234,33 +236,42 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
 
 std::vector<std::string> find_index_mismatches(const Snapshot& snap) {
   std::vector<std::string> out;
-  if (snap.index && !snap.shards.empty()) {
-    // One map over every header tensor (views into snap, which outlives it); walking the index
-    // marks what it lists, and whatever stays unmarked is missing from the index.
-    struct Place {
-      const std::string* shard;
-      bool listed = false;
-    };
-    std::unordered_map<std::string_view, Place> location;
-    location.reserve(snap.index->weight_map.size());
-    for (const auto& s : snap.shards)
-      for (const auto& t : s.header.tensors) location.emplace(t.name, Place{&s.path});
-    std::string base = parent_dir(snap.index_path);
-    for (const auto& [tensor, shard] : snap.index->weight_map) {
-      auto it = location.find(tensor);
-      if (it == location.end()) {
-        out.push_back(tensor + ": listed in the index but in no shard header");
-        continue;
-      }
-      it->second.listed = true;
-      const std::string& holder = *it->second.shard;
-      if (holder.size() != base.size() + shard.size() || !holder.starts_with(base) || !holder.ends_with(shard))
-        out.push_back(tensor + ": index says " + shard + ", header of " + holder + " holds it");
+  if (!snap.index || snap.shards.empty()) return out;
+  // One lookup over every header tensor (views into snap, which outlives it); walking the index
+  // marks what it lists, and whatever stays unmarked is missing from the index.
+  std::vector<std::string_view> names;
+  std::vector<uint32_t> holder;  // position in snap.shards
+  for (uint32_t s = 0; s < snap.shards.size(); ++s)
+    for (const auto& t : snap.shards[s].header.tensors) {
+      names.push_back(t.name);
+      holder.push_back(s);
     }
-    for (const auto& [tensor, place] : location)
-      if (!place.listed) out.push_back(std::string(tensor) + ": in " + *place.shard + " but not in the index");
-    std::sort(out.begin(), out.end());
+  auto name_of = [&](uint32_t id) { return names[id]; };
+  FlatIndex location;
+  location.reserve(names.size());
+  std::vector<bool> listed(names.size(), false);
+  for (uint32_t id = 0; id < names.size(); ++id)
+    if (location.insert(names[id], id, name_of, false) != FlatIndex::kEmpty) listed[id] = true;  // a second copy: reconcile reports those
+  // Each shard the index names, as a position in snap.shards (or none).
+  std::string base = parent_dir(snap.index_path);
+  std::unordered_map<std::string_view, uint32_t> shard_position;
+  for (uint32_t s = 0; s < snap.shards.size(); ++s) shard_position.emplace(snap.shards[s].path, s);
+  std::vector<uint32_t> index_shard(snap.index->shards.size(), FlatIndex::kEmpty);
+  for (size_t i = 0; i < snap.index->shards.size(); ++i)
+    if (auto it = shard_position.find(base + snap.index->shards[i]); it != shard_position.end()) index_shard[i] = it->second;
+  for (const auto& [tensor, shard] : snap.index->weight_map) {
+    uint32_t id = location.find(tensor, name_of);
+    if (id == FlatIndex::kEmpty) {
+      out.push_back(tensor + ": listed in the index but in no shard header");
+      continue;
+    }
+    listed[id] = true;
+    if (index_shard[shard] != holder[id])
+      out.push_back(tensor + ": index says " + snap.index->shards[shard] + ", header of " + snap.shards[holder[id]].path + " holds it");
   }
+  for (uint32_t id = 0; id < names.size(); ++id)
+    if (!listed[id]) out.push_back(std::string(names[id]) + ": in " + snap.shards[holder[id]].path + " but not in the index");
+  std::sort(out.begin(), out.end());
   return out;
 }
 
