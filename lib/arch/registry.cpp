@@ -71,6 +71,8 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("bloom", bloom_spec),
     HFI_SPEC("chatglm", chatglm_spec),
     HFI_SPEC("m2m_100", m2m_100_spec),
+    HFI_SPEC("gpt_neox", gpt_neox_spec),
+    HFI_SPEC("starcoder2", starcoder2_spec),
 };
 
 #undef HFI_SPEC

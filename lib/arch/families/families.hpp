@@ -52,6 +52,8 @@ Result<ArchModel> qwen_spec(const ModelConfig& cfg);
 Result<ArchModel> bloom_spec(const ModelConfig& cfg);
 Result<ArchModel> chatglm_spec(const ModelConfig& cfg);
 Result<ArchModel> m2m_100_spec(const ModelConfig& cfg);
+Result<ArchModel> gpt_neox_spec(const ModelConfig& cfg);
+Result<ArchModel> starcoder2_spec(const ModelConfig& cfg);
 // ", Llama-4 query temperature β=…" when rope_parameters.llama_4_scaling_beta is set (Mistral 4, Ministral 3).
 std::string describe_llama4_query_scaling(const ModelConfig& cfg);
 Result<ArchModel> bert_spec(const ModelConfig& cfg);
