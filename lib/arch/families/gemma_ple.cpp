@@ -699,7 +699,9 @@ Result<ArchModel> gemma3n_spec(const ModelConfig& cfg) {
       // is applied, and a training learning-rate factor: no tensors, no multiply-adds
       "altup_active_idx", "altup_coef_clip", "altup_correct_scale", "altup_lr_multiplier",
       // scalars applied to existing values
-      "final_logit_softcapping", "query_pre_attn_scalar"};
+      "final_logit_softcapping", "query_pre_attn_scalar",
+      // a marker unsloth's re-uploads of the Gemma 3n checkpoints add to config.json
+      "unsloth_fixed"};
   return m;
 }
 
