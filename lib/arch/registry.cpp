@@ -46,6 +46,8 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("nemotron_h", nemotron_h_spec),
     HFI_SPEC("gemma4", gemma4_spec),
     HFI_SPEC("gemma4_text", gemma4_spec),
+    HFI_SPEC("gemma3n", gemma3n_spec),
+    HFI_SPEC("gemma3n_text", gemma3n_spec),
     HFI_SPEC("llama4", llama4_spec),
     HFI_SPEC("llama4_text", llama4_spec),
     HFI_SPEC("mistral3", mistral3_spec),

@@ -114,6 +114,37 @@ TEST_CASE("Gemma 4 E2B: the gemma4 spec explains every tensor, the published tot
   CHECK(r.unknown_fields.empty());
 }
 
+TEST_CASE("Gemma 3n E2B: AltUp, LAuReL, MobileNetV5 and the USM conformer reproduce the HUB total") {
+  auto r = inspect("google/gemma-3n-E2B-it");
+  REQUIRE(r.spec.has_value());
+  CHECK(r.family == "gemma3n");
+  CHECK(r.params.total == 5'439'438'272);  // HUB
+  CHECK(r.reconcile.status == "complete");
+  CHECK(r.reconcile.unexplained_params == 0);
+  REQUIRE(r.reconcile.absent_by_design.size() == 1);  // tied lm_head
+  auto role = [&](const std::string& name) {
+    for (const auto& [k, v] : r.params.by_role)
+      if (k == name) return v;
+    return uint64_t{0};
+  };
+  // 262,144 vocab x (30 layers x 256 per-layer width)
+  CHECK(role("per_layer_embedding") == 262'144ull * 30 * 256);
+  CHECK(role("vision") == 294'126'912u);  // timm mobilenetv5_300m_enc
+  CHECK(role("audio") == 681'348'640u);   // 12 conformer layers, 1,536 wide
+  // embed_vision: 128 x 2,048 table, two norms, 2,048 x 2,048 projection; embed_audio: the same at 1,536
+  CHECK(role("projector") == 128ull * 2'048 + 2 * 2'048 + 2'048ull * 2'048 + 128ull * 1'536 + 2 * 1'536 +
+                                 2'048ull * 1'536);
+  // Layers 20-29 share KV: sliding ones read layer 18, full ones (every 5th) layer 19.
+  REQUIRE(r.spec->attention.size() == 30);
+  CHECK(r.spec->attention[20].kv_source_layer == 18);
+  CHECK(r.spec->attention[24].kv_source_layer == 19);
+  CHECK(r.spec->attention[19].kv_source_layer == -1);
+  CHECK(r.kv.shared_kv_layers == 10);
+  // 20 caching layers x 2 kv heads x (256 + 256) elements x 2 bytes
+  CHECK(r.kv.bytes_per_token == 20u * 2 * 512 * 2);
+  CHECK(r.unknown_fields.empty());
+}
+
 TEST_CASE("Gemma 4 26B-A4B: the MoE layout reproduces the HUB total and its published split") {
   hfi::Report r = hfi::testing::inspect_dir(hfi::testing::fixtures_dir() / "google/gemma-4-26B-A4B-it").report;
   REQUIRE(r.spec.has_value());

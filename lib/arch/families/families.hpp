@@ -37,6 +37,7 @@ Result<ArchModel> qwen3_next_spec(const ModelConfig& cfg);
 Result<ArchModel> lfm2_spec(const ModelConfig& cfg);
 Result<ArchModel> nemotron_h_spec(const ModelConfig& cfg);
 Result<ArchModel> gemma4_spec(const ModelConfig& cfg);
+Result<ArchModel> gemma3n_spec(const ModelConfig& cfg);
 Result<ArchModel> llama4_spec(const ModelConfig& cfg);
 Result<ArchModel> mistral3_spec(const ModelConfig& cfg);
 Result<ArchModel> mistral4_spec(const ModelConfig& cfg);

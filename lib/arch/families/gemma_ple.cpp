@@ -10,6 +10,10 @@
 //  - an optional MoE block beside the dense MLP (Gemma 4 26B-A4B);
 //  - audio and vision encoders plus their embedders stored under "model." beside
 //    "model.language_model.", so their names are written verbatim.
+// Gemma 3n, the predecessor, shares PLE and KV sharing but keeps one head width, adds AltUp and
+// LAuReL to every layer, allows a different MLP width per layer, and ships different towers: a timm
+// MobileNetV5 vision encoder and a USM conformer audio encoder, each with a small token embedder.
+#include <algorithm>
 #include <cstdio>
 
 #include "arch/families/families.hpp"
@@ -42,9 +46,10 @@ void add_clippable(ArchModel& m, const std::string& p, uint64_t in, uint64_t out
   for (const char* bound : {".input_min", ".input_max", ".output_min", ".output_max"}) add_verbatim(m, p + bound, {}, role);
 }
 
-// Per-layer attention kinds: layer_types when given, else Gemma's default of five sliding layers
-// to one full layer; the last layer is always full.
-std::vector<AttentionKind> gemma_kinds(const ConfigReader& r, uint64_t layers, uint64_t pattern) {
+// Per-layer attention kinds: layer_types when given, else every pattern-th layer full and the rest
+// sliding (Gemma 4: 1 in 6, Gemma 3n: 1 in 5). Gemma 4 always makes the last layer full.
+std::vector<AttentionKind> gemma_kinds(const ConfigReader& r, uint64_t layers, uint64_t pattern,
+                                       bool last_full = true) {
   std::vector<AttentionKind> kinds;
   if (const Json* t = r.field({"layer_types"}); t && t->is_array()) {
     kinds = attention_kinds(r, layers);
@@ -52,7 +57,7 @@ std::vector<AttentionKind> gemma_kinds(const ConfigReader& r, uint64_t layers, u
     for (uint64_t i = 0; i < layers; ++i)
       kinds.push_back((i + 1) % pattern ? AttentionKind::Sliding : AttentionKind::Full);
   }
-  if (!kinds.empty()) kinds.back() = AttentionKind::Full;
+  if (last_full && !kinds.empty()) kinds.back() = AttentionKind::Full;
   return kinds;
 }
 
@@ -170,6 +175,209 @@ void gemma4_audio(ArchModel& m, const ConfigReader& a, uint64_t text_hidden) {
   add_verbatim(m, p + "output_proj.bias", {out_dims}, Role::Audio);
   add_verbatim(m, "model.embed_audio.embedding_projection.weight", {text_hidden, out_dims}, Role::Projector);
   m.layer_summary += "; audio conformer " + num(layers) + " layers (" + num(hidden) + " wide, chunked local attention)";
+}
+
+// ---- Gemma 3n ----
+
+// Gemma 3n's multimodal embedder (model.embed_vision / model.embed_audio): a small table for the
+// tower's own special tokens, RMSNorms for hard (table) and soft (tower output) embeddings, and the
+// projection into the text width (its post-projection norm has no scale).
+void gemma3n_embedder(ArchModel& m, const std::string& name, const ConfigReader& c, uint64_t width,
+                      uint64_t text_hidden) {
+  const std::string p = "model." + name + ".";
+  add_verbatim(m, p + "embedding.weight", {c.get({"vocab_size"}, 128), width}, Role::Projector);
+  add_verbatim(m, p + "hard_embedding_norm.weight", {width}, Role::Projector);
+  add_verbatim(m, p + "soft_embedding_norm.weight", {width}, Role::Projector);
+  add_verbatim(m, p + "embedding_projection.weight", {text_hidden, width}, Role::Projector);
+}
+
+// One block of timm's MobileNetV5 (channels are multiples of 8, so timm's rounding keeps them):
+//  Edge:      conv_exp (k x k full conv to c_in * e) + conv_pwl (1x1 to c_out), an RMSNorm after each;
+//  Inverted:  optional depthwise start conv (kernel a), pw_exp (1x1 to c_in * e), optional depthwise
+//             mid conv (kernel k), pw_proj (1x1 to c_out), an RMSNorm after each conv, layer scale;
+//  Attention: multi-query attention on the feature map: RMSNorm, per-head queries, one key and one
+//             value head, each optionally after a depthwise stride-v conv + RMSNorm, output proj, layer scale.
+struct MnBlock {
+  enum Kind { Edge, Inverted, Attention } kind;
+  uint32_t start_k = 0, mid_k = 0, expand = 1, out = 0;  // Edge uses mid_k as its expansion kernel
+  uint32_t heads = 0, head_dim = 0, kv_stride = 1, kv_k = 3;
+};
+
+MnBlock edge(uint32_t k, uint32_t e, uint32_t c) { return {MnBlock::Edge, 0, k, e, c}; }
+MnBlock inverted(uint32_t a, uint32_t k, uint32_t e, uint32_t c) { return {MnBlock::Inverted, a, k, e, c}; }
+MnBlock mqa(uint32_t h, uint32_t d, uint32_t v, uint32_t c) { return {MnBlock::Attention, 0, 0, 1, c, h, d, v, 3}; }
+
+// timm's mobilenetv5_300m_enc (the encoder Gemma 3n ships): four stages of blocks.
+std::vector<std::vector<MnBlock>> mobilenetv5_300m_stages() {
+  std::vector<std::vector<MnBlock>> st(4);
+  st[0] = {edge(3, 4, 128), edge(3, 4, 128), edge(3, 4, 128)};
+  st[1] = {inverted(3, 5, 6, 256), inverted(5, 0, 4, 256), inverted(3, 0, 4, 256), inverted(5, 0, 4, 256),
+           inverted(3, 0, 4, 256)};
+  st[2] = {inverted(5, 5, 6, 640)};
+  for (int i = 0; i < 7; ++i) st[2].push_back(inverted(5, 0, 4, 640));
+  st[2].push_back(inverted(0, 0, 1, 640));
+  for (int i = 0; i < 14; ++i) {
+    st[2].push_back(mqa(12, 64, 2, 640));
+    st[2].push_back(inverted(0, 0, 2, 640));
+  }
+  st[3] = {inverted(5, 5, 6, 1280)};
+  for (int i = 0; i < 19; ++i) {
+    st[3].push_back(mqa(16, 96, 1, 1280));
+    st[3].push_back(inverted(0, 0, 2, 1280));
+  }
+  return st;
+}
+
+// Gemma 3n's vision tower: timm's MobileNetV5 encoder wrapped by transformers' TimmWrapper under
+// model.vision_tower.timm_model. A conv stem, the block stages, then a multi-scale fusion adapter
+// (msfa) that concatenates the last two stages' maps and maps them to hidden_size channels.
+// Returns false (adding nothing) for a timm architecture this spec does not know.
+bool gemma3n_vision(ArchModel& m, const ConfigReader& v, uint64_t text_hidden) {
+  const Json* arch = v.field({"architecture"});
+  std::string name = arch && arch->is_string() ? arch->as_string() : "mobilenetv5_300m_enc";
+  if (name != "mobilenetv5_300m_enc") return false;
+  uint64_t hidden = v.get({"hidden_size"}, 2048);
+  const std::string p = "model.vision_tower.timm_model.";
+  const uint64_t stem = 64;
+  add_verbatim(m, p + "conv_stem.conv.weight", {stem, 3, 3, 3}, Role::Vision);
+  add_verbatim(m, p + "conv_stem.conv.bias", {stem}, Role::Vision);
+  add_verbatim(m, p + "conv_stem.bn.weight", {stem}, Role::Vision);
+  auto conv = [&](const std::string& n, uint64_t out, uint64_t in, uint64_t k) {
+    add_verbatim(m, n + ".weight", {out, in, k, k}, Role::Vision);
+  };
+  auto norm = [&](const std::string& n, uint64_t width) { add_verbatim(m, n + ".weight", {width}, Role::Vision); };
+  uint64_t in = stem, blocks = 0;
+  std::vector<uint64_t> stage_out;
+  auto stages = mobilenetv5_300m_stages();
+  for (size_t s = 0; s < stages.size(); ++s) {
+    for (size_t b = 0; b < stages[s].size(); ++b) {
+      const MnBlock& k = stages[s][b];
+      std::string q = p + "blocks." + num(s) + "." + num(b) + ".";
+      uint64_t mid = in * k.expand;
+      switch (k.kind) {
+        case MnBlock::Edge:
+          conv(q + "conv_exp", mid, in, k.mid_k);
+          norm(q + "bn1", mid);
+          conv(q + "conv_pwl", k.out, mid, 1);
+          norm(q + "bn2", k.out);
+          break;
+        case MnBlock::Inverted:
+          if (k.start_k) {
+            conv(q + "dw_start.conv", in, 1, k.start_k);  // depthwise
+            norm(q + "dw_start.bn", in);
+          }
+          conv(q + "pw_exp.conv", mid, in, 1);
+          norm(q + "pw_exp.bn", mid);
+          if (k.mid_k) {
+            conv(q + "dw_mid.conv", mid, 1, k.mid_k);  // depthwise
+            norm(q + "dw_mid.bn", mid);
+          }
+          conv(q + "pw_proj.conv", k.out, mid, 1);
+          norm(q + "pw_proj.bn", k.out);
+          add_verbatim(m, q + "layer_scale.gamma", {k.out}, Role::Vision);
+          break;
+        case MnBlock::Attention:
+          norm(q + "norm", in);
+          conv(q + "attn.query.proj", uint64_t{k.heads} * k.head_dim, in, 1);
+          for (const char* kv : {"key", "value"}) {
+            std::string a = q + "attn." + kv + ".";
+            if (k.kv_stride > 1) {
+              conv(a + "down_conv", in, 1, k.kv_k);  // depthwise, strided
+              norm(a + "norm", in);
+            }
+            conv(a + "proj", k.head_dim, in, 1);
+          }
+          conv(q + "attn.output.proj", k.out, uint64_t{k.heads} * k.head_dim, 1);
+          add_verbatim(m, q + "layer_scale.gamma", {k.out}, Role::Vision);
+          break;
+      }
+      in = k.out;
+      ++blocks;
+    }
+    stage_out.push_back(in);
+  }
+  uint64_t fused = stage_out[stage_out.size() - 2] + stage_out.back();
+  conv(p + "msfa.ffn.pw_exp.conv", 2 * fused, fused, 1);
+  norm(p + "msfa.ffn.pw_exp.bn", 2 * fused);
+  conv(p + "msfa.ffn.pw_proj.conv", hidden, 2 * fused, 1);
+  norm(p + "msfa.ffn.pw_proj.bn", hidden);
+  norm(p + "msfa.norm", hidden);
+  gemma3n_embedder(m, "embed_vision", v, hidden, text_hidden);
+  m.layer_summary += "; vision encoder MobileNetV5-300M (timm " + name + ", " + num(blocks) + " blocks, " +
+                     num(hidden) + " channels out)";
+  return true;
+}
+
+// A [h, w] pair from an array of two-entry arrays (sscp_conv_kernel_size / sscp_conv_stride_size).
+std::pair<uint64_t, uint64_t> pair_at(const ConfigReader& a, const char* key, size_t i, uint64_t fallback) {
+  const Json* f = a.field({key});
+  if (!f || !f->is_array()) return {fallback, fallback};
+  if (f->items().size() != 2 || !f->items()[i].is_array() || f->items()[i].items().size() != 2)
+    throw SpecError(std::string("config.json: audio_config.") + key + " needs two [h, w] pairs");
+  auto h = f->items()[i].items()[0].as_uint(), w = f->items()[i].items()[1].as_uint();
+  if (!h || !w || *h == 0 || *w == 0) throw SpecError(std::string("config.json: audio_config.") + key + " must be positive integers");
+  return {*h, *w};
+}
+
+// Gemma 3n's audio tower: the USM conformer. A subsampler of two 2-D convs over (time, mel) with
+// cumulative group norms, a linear into the model width, then per layer a feed-forward, chunked local
+// self-attention with relative-position keys, a light depthwise conv block and a second feed-forward.
+void gemma3n_audio(ArchModel& m, const ConfigReader& a, uint64_t text_hidden) {
+  uint64_t hidden = a.get({"hidden_size"}, 1536);
+  uint64_t heads = a.get({"conf_num_attention_heads"}, 8);
+  uint64_t layers = a.get({"conf_num_hidden_layers"}, 12);
+  uint64_t kernel = a.get({"conf_conv_kernel_size"}, 5);
+  uint64_t freq = a.get({"input_feat_size"}, 128);
+  uint64_t ch[2] = {128, 32};
+  if (const Json* c = a.field({"sscp_conv_channel_size"}); c && c->is_array()) {
+    if (c->items().size() != 2) throw SpecError("config.json: audio_config.sscp_conv_channel_size needs two entries");
+    for (size_t i = 0; i < 2; ++i) {
+      ch[i] = c->items()[i].as_uint().value_or(0);
+      if (ch[i] == 0) throw SpecError("config.json: audio_config.sscp_conv_channel_size must be positive integers");
+    }
+  }
+  if (heads == 0 || hidden % heads) throw SpecError("config.json: audio_config.hidden_size is not a multiple of conf_num_attention_heads");
+  const std::string p = "model.audio_tower.";
+  const std::string s = p + "subsample_conv_projection.";
+  for (size_t i = 0; i < 2; ++i) {
+    auto [kh, kw] = pair_at(a, "sscp_conv_kernel_size", i, 3);
+    auto [sh, sw] = pair_at(a, "sscp_conv_stride_size", i, 2);
+    (void)sh;
+    std::string c = s + "conv_" + num(i) + ".";
+    add_verbatim(m, c + "conv.weight", {ch[i], i ? ch[0] : 1, kh, kw}, Role::Audio);
+    add_verbatim(m, c + "norm.weight", {ch[i]}, Role::Audio);
+    // The mel axis is padded by one on each side before each conv.
+    if (freq + 2 < kw) throw SpecError("config.json: audio_config.input_feat_size is smaller than the conv kernel");
+    freq = (freq + 2 - kw) / sw + 1;
+  }
+  add_verbatim(m, s + "input_proj_linear.weight", {hidden, ch[1] * freq}, Role::Audio);
+  for (uint64_t i = 0; i < layers; ++i) {
+    std::string q = p + layer_prefix("conformer.", i);
+    for (const char* ff : {"ffw_layer_start.", "ffw_layer_end."}) {
+      add_verbatim(m, q + ff + "pre_layer_norm.weight", {hidden}, Role::Audio);
+      add_verbatim(m, q + ff + "ffw_layer_1.weight", {4 * hidden, hidden}, Role::Audio);
+      add_verbatim(m, q + ff + "ffw_layer_2.weight", {hidden, 4 * hidden}, Role::Audio);
+      add_verbatim(m, q + ff + "post_layer_norm.weight", {hidden}, Role::Audio);
+    }
+    std::string at = q + "attention.";
+    add_verbatim(m, at + "pre_attn_norm.weight", {hidden}, Role::Audio);
+    add_verbatim(m, at + "attn.per_dim_scale", {hidden / heads}, Role::Audio);
+    add_verbatim(m, at + "attn.relative_position_embedding.pos_proj.weight", {hidden, hidden}, Role::Audio);
+    for (const char* n : {"q_proj", "k_proj", "v_proj"})
+      add_verbatim(m, at + "attn." + n + ".weight", {hidden, hidden}, Role::Audio);
+    add_verbatim(m, at + "post.weight", {hidden, hidden}, Role::Audio);
+    add_verbatim(m, at + "post_norm.weight", {hidden}, Role::Audio);
+    std::string lc = q + "lconv1d.";
+    add_verbatim(m, lc + "pre_layer_norm.weight", {hidden}, Role::Audio);
+    add_verbatim(m, lc + "linear_start.weight", {2 * hidden, hidden}, Role::Audio);  // GLU input
+    add_verbatim(m, lc + "depthwise_conv1d.weight", {hidden, 1, kernel}, Role::Audio);
+    add_verbatim(m, lc + "conv_norm.weight", {hidden}, Role::Audio);
+    add_verbatim(m, lc + "linear_end.weight", {hidden, hidden}, Role::Audio);
+    add_verbatim(m, q + "norm.weight", {hidden}, Role::Audio);
+  }
+  gemma3n_embedder(m, "embed_audio", a, hidden, text_hidden);
+  m.layer_summary += "; audio conformer " + num(layers) + " layers (" + num(hidden) + " wide, " + num(heads) +
+                     " heads, chunked local attention)";
 }
 
 }  // namespace
@@ -324,6 +532,176 @@ Result<ArchModel> gemma4_spec(const ModelConfig& cfg) {
       "image_token_id", "video_token_id", "vision_soft_tokens_per_image",
       // a tanh cap on the output logits: no weights, negligible cost
       "final_logit_softcapping"};
+  return m;
+}
+
+// Gemma 3n (model_type gemma3n, or gemma3n_text for the language model alone). Beside Gemma 3's
+// sandwich-normed decoder with QK-norm (and an unscaled V-norm) it adds, per layer: AltUp (the
+// residual stream is carried as altup_num_inputs copies; only one runs through the layer, a small
+// router and coefficient matrices predict and correct the others), LAuReL (a rank-laurel_rank
+// bypass summed with the attention output) and the per-layer-embedding gate; the MLP width may
+// differ per layer (intermediate_size as a list, MatFormer slices).
+Result<ArchModel> gemma3n_spec(const ModelConfig& cfg) {
+  ConfigReader r(cfg);
+  ArchModel m;
+  m.family = "gemma3n";
+  uint64_t hidden = r.need({"hidden_size"});
+  uint64_t heads = r.need({"num_attention_heads"});
+  uint64_t kv_heads = r.get({"num_key_value_heads"}, heads);
+  uint64_t head_dim = r.get({"head_dim"}, 256);
+  uint64_t layers = r.need({"num_hidden_layers"});
+  uint64_t vocab = r.need({"vocab_size"});
+  uint64_t ple = r.get({"hidden_size_per_layer_input"}, 256);
+  uint64_t ple_vocab = r.get({"vocab_size_per_layer_input"}, 262144);
+  uint64_t altup = r.get({"altup_num_inputs"}, 4);
+  uint64_t laurel = r.get({"laurel_rank"}, 64);
+  uint64_t shared = r.get({"num_kv_shared_layers"}, 15);  // transformers' default when absent
+  uint64_t window = r.get({"sliding_window"}, 512);
+  bool bias = r.flag({"attention_bias"}, false);
+  if (shared > layers) throw SpecError("config.json: num_kv_shared_layers exceeds num_hidden_layers");
+  if (altup == 0) throw SpecError("config.json: altup_num_inputs must be at least 1");
+  uint64_t first_shared = layers - shared;
+
+  // MLP width: one value for all layers or one per layer.
+  std::vector<uint64_t> inter(layers, 16384);
+  if (const Json* f = r.field({"intermediate_size"})) {
+    if (f->is_array()) {
+      if (f->items().size() != layers)
+        throw SpecError("config.json: intermediate_size has " + num(f->items().size()) + " entries for " + num(layers) +
+                        " layers");
+      for (size_t i = 0; i < layers; ++i) {
+        inter[i] = f->items()[i].as_uint().value_or(0);
+        if (inter[i] == 0) throw SpecError("config.json: intermediate_size[" + num(i) + "] must be a positive integer");
+      }
+    } else {
+      inter.assign(layers, r.need({"intermediate_size"}));
+    }
+  }
+  // Activation sparsity (a statistical top-k on the MLP gate) keeps the weights and the dense
+  // multiply-adds; it is only described.
+  uint64_t sparse_layers = 0;
+  if (const Json* sp = r.field({"activation_sparsity_pattern"}); sp && sp->is_array())
+    for (const Json& v : sp->items()) sparse_layers += v.as_double().value_or(0) > 0;
+
+  auto kinds = gemma_kinds(r, layers, 5, false);
+  add_embeddings(m, vocab, hidden, r.flag({"tie_word_embeddings"}, true));
+  if (ple) {
+    add(m, "model.embed_tokens_per_layer.weight", {ple_vocab, layers * ple}, Role::PerLayerEmbedding);
+    add(m, "model.per_layer_model_projection.weight", {layers * ple, hidden}, Role::Other);
+    add(m, "model.per_layer_projection_norm.weight", {ple}, Role::Norm);
+  }
+  // AltUp: the embedding is projected into the extra streams, which are projected back before the final norm.
+  for (uint64_t i = 0; i + 1 < altup; ++i) {
+    add(m, "model.altup_projections." + num(i) + ".weight", {hidden, hidden}, Role::Other);
+    add(m, "model.altup_unembed_projections." + num(i) + ".weight", {hidden, hidden}, Role::Other);
+  }
+  uint64_t sliding = 0;
+  for (uint64_t i = 0; i < layers; ++i) {
+    int l = static_cast<int>(i);
+    std::string p = layer_prefix("model.layers.", i);
+    bool full = kinds[i] == AttentionKind::Full;
+    sliding += !full;
+    bool is_shared = i >= first_shared;
+    for (const char* n : {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"})
+      add(m, p + n + ".weight", {hidden}, Role::Norm, l);
+    std::string a = p + "self_attn.";
+    add(m, a + "q_proj.weight", {heads * head_dim, hidden}, Role::Attention, l);
+    add(m, a + "q_norm.weight", {head_dim}, Role::Attention, l);
+    add(m, a + "o_proj.weight", {hidden, heads * head_dim}, Role::Attention, l);
+    if (bias) {
+      add(m, a + "q_proj.bias", {heads * head_dim}, Role::Attention, l);
+      add(m, a + "o_proj.bias", {hidden}, Role::Attention, l);
+    }
+    // Google's checkpoints store k/v weights in the KV-sharing layers too, unused there.
+    size_t kv_first = m.tensors.size();
+    add(m, a + "k_proj.weight", {kv_heads * head_dim, hidden}, Role::Attention, l);
+    add(m, a + "k_norm.weight", {head_dim}, Role::Attention, l);  // v_norm has no scale
+    add(m, a + "v_proj.weight", {kv_heads * head_dim, hidden}, Role::Attention, l);
+    if (bias) {
+      add(m, a + "k_proj.bias", {kv_heads * head_dim}, Role::Attention, l);
+      add(m, a + "v_proj.bias", {kv_heads * head_dim}, Role::Attention, l);
+    }
+    if (is_shared)
+      for (size_t t = kv_first; t < m.tensors.size(); ++t) {
+        m.tensors[t].optional = true;
+        m.tensors[t].active_num = 0;
+      }
+    add_swiglu(m, p + "mlp.", l, hidden, inter[i], Role::Mlp);
+    std::string u = p + "altup.";
+    add(m, u + "correct_output_scale", {hidden}, Role::Other, l);
+    add(m, u + "correction_coefs.weight", {altup, altup}, Role::Other, l);
+    add(m, u + "prediction_coefs.weight", {altup * altup, altup}, Role::Other, l);
+    add(m, u + "modality_router.weight", {altup, hidden}, Role::Other, l);
+    add(m, u + "router_norm.weight", {hidden}, Role::Norm, l);
+    add(m, p + "laurel.linear_left.weight", {laurel, hidden}, Role::Other, l);
+    add(m, p + "laurel.linear_right.weight", {hidden, laurel}, Role::Other, l);
+    add(m, p + "laurel.post_laurel_norm.weight", {hidden}, Role::Norm, l);
+    if (ple) {
+      add(m, p + "per_layer_input_gate.weight", {ple, hidden}, Role::Other, l);
+      add(m, p + "per_layer_projection.weight", {hidden, ple}, Role::Other, l);
+      add(m, p + "post_per_layer_input_norm.weight", {hidden}, Role::Norm, l);
+    }
+
+    AttentionLayer at;
+    at.kind = kinds[i];
+    at.heads = static_cast<uint32_t>(heads);
+    at.kv_heads = static_cast<uint32_t>(kv_heads);
+    at.qk_dim = at.v_dim = static_cast<uint32_t>(head_dim);
+    at.window = kinds[i] == AttentionKind::Sliding ? window : 0;
+    if (is_shared) at.kv_source_layer = kv_source(kinds, first_shared, kinds[i]);
+    m.attention.push_back(at);
+  }
+
+  std::string kvdesc = kv_heads == heads ? "MHA" : kv_heads == 1 ? "MQA" : "GQA";
+  m.attention_summary = kvdesc + " " + num(heads) + "q/" + num(kv_heads) + "kv heads, head_dim " + num(head_dim) +
+                        ", QK-norm" + (bias ? ", biases" : "");
+  if (shared) {
+    m.attention_summary += "; KV shared: layers " + num(first_shared) + "-" + num(layers - 1) + " reuse the KV of layer";
+    std::string sources;
+    for (AttentionKind k : {AttentionKind::Sliding, AttentionKind::Full}) {
+      bool used = false;
+      for (uint64_t i = first_shared; i < layers; ++i) used = used || kinds[i] == k;
+      if (!used) continue;
+      sources += (sources.empty() ? " " : " and ") + num(static_cast<uint64_t>(kv_source(kinds, first_shared, k))) +
+                 (k == AttentionKind::Sliding ? " (sliding)" : " (full)");
+    }
+    m.attention_summary += sources;
+  }
+  // Full layers use rope_theta, sliding ones rope_local_base_freq (newer writers: rope_parameters).
+  std::string rs = describe_rope_entry(r, "sliding_attention"), rf = describe_rope_entry(r, "full_attention");
+  if (rs.empty() && rf.empty()) {
+    double global = r.number({"rope_theta"}, 1000000), local = r.number({"rope_local_base_freq"}, 10000);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "sliding: RoPE θ=%g; full: RoPE θ=%g", local, global);
+    m.position_summary = buf;
+  } else {
+    m.position_summary = "sliding: " + rs + "; full: " + rf;
+  }
+  if (auto ctx = cfg.integer({"max_position_embeddings"})) m.position_summary += ", max " + std::to_string(*ctx) + " positions";
+  m.norm_summary = "RMSNorm before and after attention and MLP, QK-norm, unscaled V-norm";
+  m.activation_summary = describe_activation(r, true);
+  if (sparse_layers) m.activation_summary += ", top-k activation sparsity in " + num(sparse_layers) + " layers";
+  uint64_t lo = *std::min_element(inter.begin(), inter.end()), hi = *std::max_element(inter.begin(), inter.end());
+  m.layer_summary = num(layers) + " layers: " + num(sliding) + " sliding (" + num(window) + " tokens) + " +
+                    num(layers - sliding) + " full, MLP " + (lo == hi ? num(lo) : num(lo) + "-" + num(hi)) +
+                    "; AltUp " + num(altup) + " streams, LAuReL rank " + num(laurel);
+  if (ple) m.layer_summary += "; per-layer embeddings " + num(layers) + " x " + num(ple) + " from a " + num(ple_vocab) + "-token table";
+  if (shared) m.layer_summary += "; last " + num(shared) + " layers share KV";
+  // Only the towers this spec knows; another timm architecture is left to reconcile.
+  if (tower_is(r, "vision_config", "gemma3n_vision") && !gemma3n_vision(m, r.section("vision_config"), hidden))
+    m.notes.push_back("vision_config names a timm architecture this spec does not know; its tensors are not predicted");
+  if (tower_is(r, "audio_config", "gemma3n_audio")) gemma3n_audio(m, r.section("audio_config"), hidden);
+  m.structure_irrelevant_fields = {
+      // token ids and the processor's soft-token budgets per image and per audio clip
+      "audio_token_id", "boa_token_id", "boi_token_id", "eoa_token_id", "eoi_token_id", "image_token_id",
+      "audio_soft_tokens_per_image", "vision_soft_tokens_per_image",
+      // AltUp: which stream is active, a clamp on the coefficients, whether the existing output scale
+      // is applied, and a training learning-rate factor: no tensors, no multiply-adds
+      "altup_active_idx", "altup_coef_clip", "altup_correct_scale", "altup_lr_multiplier",
+      // scalars applied to existing values
+      "final_logit_softcapping", "query_pre_attn_scalar",
+      // a marker unsloth's re-uploads of the Gemma 3n checkpoints add to config.json
+      "unsloth_fixed"};
   return m;
 }
 
