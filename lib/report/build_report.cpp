@@ -16,7 +16,7 @@ const std::set<std::string> kStructureIrrelevant = {
     "layer_norm_eps", "attention_dropout", "hidden_dropout", "dropout", "auto_map", "output_router_logits",
     "router_aux_loss_coef", "aux_loss_alpha", "seq_aux", "pretraining_tp", "tie_word_embeddings",
     "max_position_embeddings", "rope_theta", "rope_scaling", "rope_parameters", "hidden_act",
-    "quantization_config", "text_config", "vision_config", "audio_config", "is_llama_config",
+    "quantization_config", "compression_config", "text_config", "vision_config", "audio_config", "is_llama_config",
     "rope_interleaved", "ep_size", "norm_topk_prob", "routed_scaling_factor", "scoring_func", "topk_group",
     "n_group", "topk_method", "initial_context_length", "swiglu_limit", "use_sliding_window",
     "max_window_layers", "sliding_window", "layer_types", "mlp_only_layers", "decoder_sparse_step",
@@ -71,9 +71,12 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
     r.model_type = cfg->model_type();
     r.text_model_type = cfg->text_model_type();
     r.architectures = cfg->architectures();
-    for (const Json* level : {&cfg->text(), &cfg->root()})
-      if (const Json* q = level->find("quantization_config"); q && q->is_object())
+    for (const Json* level : {&cfg->text(), &cfg->root()}) {
+      const Json* q = level->find("quantization_config");
+      if (!q || !q->is_object()) q = level->find("compression_config");  // older compressed-tensors
+      if (q && q->is_object())
         if (const Json* m = q->find("quant_method"); m && m->is_string()) r.quant_method = m->as_string();
+    }
     // A multimodal family with its own spec (gemma3, llama4) is found by its root model_type; one
     // without (a VLM around a known text model) by its language model's model_type.
     const SpecEntry* entry = find_spec(r.model_type);

@@ -180,6 +180,9 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
   if (snap.config) {
     for (const Json* level : {&snap.config->text(), &snap.config->root()}) {
       const Json* qc = level->find("quantization_config");
+      // compressed-tensors before transformers took its block over (2024) wrote it as
+      // "compression_config" (ModelCompressor.update_config; its loader still reads that key).
+      if (!qc || qc->is_null()) qc = level->find("compression_config");
       if (!qc || qc->is_null()) continue;
       auto declared = parse_quant_declaration(*qc, "config.json");
       if (!declared) return declared.error();

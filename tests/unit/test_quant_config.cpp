@@ -2,10 +2,13 @@
 // the config file named beside it (../shared/hub and fixtures/), and the pattern semantics follow
 // ../shared/docs/quant-formats.md.
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 #include "core/json.hpp"
 #include "quant/quant_config.hpp"
 #include "support/fixture_repo.hpp"
+#include "support/inspect.hpp"
 #include "support/run_cli.hpp"
 
 namespace {
@@ -114,4 +117,27 @@ TEST_CASE("quant config: GPTQ, AWQ, bitsandbytes fields; malformed values name t
   REQUIRE(odd.ok());
   CHECK(odd->scheme == hfi::QuantScheme::Unsupported);
   CHECK_THAT(odd->notes.front(), Catch::Contains("recognised but its tensors are not decoded"));
+}
+
+TEST_CASE("quant config: compressed-tensors' older \"compression_config\" key declares the scheme too") {
+  // compressed-tensors' ModelCompressor.update_config wrote `config["compression_config"]` (2024
+  // llm-compressor / SparseML exports) and its loader still reads that key; such a checkpoint is
+  // the ct-fp8-dynamic fixture with the block under the old name.
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "hfinspect-compression-config";
+  fs::remove_all(dir);
+  hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / "quantized/ct-fp8-dynamic-llama-3.1-8b", dir);
+  std::string text = hfi::testing::slurp(dir / "config.json");
+  auto at = text.find("\"quantization_config\"");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, std::string("\"quantization_config\"").size(), "\"compression_config\"");
+  std::ofstream(dir / "config.json", std::ios::trunc) << text;
+
+  auto [snap, r] = hfi::testing::inspect_dir(dir);
+  REQUIRE(snap.quant_declarations.size() == 1);
+  CHECK(snap.quant_declarations.front().scheme == hfi::QuantScheme::Fp8Channel);
+  CHECK(r.quant_method == std::optional<std::string>("compressed-tensors"));
+  CHECK(r.storage.quant_modules.size() == 224);
+  CHECK(r.reconcile.unexplained.empty());
+  fs::remove_all(dir);
 }

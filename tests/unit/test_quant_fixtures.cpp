@@ -3,6 +3,8 @@
 //   model's published count (packed codes counted as the values they hold, scales and zeros not at
 //   all), and the decoded modules add up to the "quant" figures derived by hand from the format
 //   reference (fixtures/tools/quant_fixtures.py, each folder's PROVENANCE.md), never from hfinspect;
+//   where a real checkpoint of the layout published its byte total ("index_total_size"), the
+//   headers' tensor bytes equal it;
 // - every expected_findings.json (fixtures/quantized/broken/): the real CLI's `check --fail-on quant`
 //   exits 1 and reports each listed finding key; the intact fixtures pass the same check.
 //
@@ -12,6 +14,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "core/json.hpp"
@@ -59,6 +62,13 @@ TEST_CASE("quantized fixtures: logical parameters and quant figures match their 
     CHECK(r.reconcile.unexplained.empty());
     CHECK(r.reconcile.missing.empty());
     CHECK(r.reconcile.shape_mismatches.empty());
+    // A real checkpoint's published byte total (its index total_size, or its headers' data_offsets
+    // summed): the fixture's headers hold exactly that many tensor bytes, and its index says so.
+    if (pub.find("index_total_size")) {
+      uint64_t size = uint_at(pub, "index_total_size");
+      CHECK(r.storage.stored_bytes == size);
+      CHECK(r.index_total_size == std::optional<uint64_t>(size));
+    }
 
     const hfi::Json* q = pub.find("quant");
     REQUIRE(q);
