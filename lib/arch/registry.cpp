@@ -71,6 +71,7 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("bloom", bloom_spec),
     HFI_SPEC("chatglm", chatglm_spec),
     HFI_SPEC("m2m_100", m2m_100_spec),
+    HFI_SPEC("jamba", jamba_spec),
 };
 
 #undef HFI_SPEC

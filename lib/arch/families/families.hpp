@@ -63,5 +63,6 @@ Result<ArchModel> phi3_spec(const ModelConfig& cfg);
 Result<ArchModel> phi_spec(const ModelConfig& cfg);
 Result<ArchModel> gpt2_spec(const ModelConfig& cfg);
 Result<ArchModel> falcon_spec(const ModelConfig& cfg);
+Result<ArchModel> jamba_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch
