@@ -72,6 +72,7 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("chatglm", chatglm_spec),
     HFI_SPEC("m2m_100", m2m_100_spec),
     HFI_SPEC("jamba", jamba_spec),
+    HFI_SPEC("ernie4_5_moe", ernie4_5_moe_spec),
 };
 
 #undef HFI_SPEC
