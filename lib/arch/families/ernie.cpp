@@ -25,7 +25,7 @@ Result<ArchModel> ernie4_5_moe_spec(const ModelConfig& cfg) {
   uint64_t experts = r.need({"moe_num_experts", "num_experts"});
   uint64_t top_k = r.need({"moe_k", "num_experts_per_tok"});
   uint64_t moe_inter = r.need({"moe_intermediate_size"});
-  uint64_t shared = r.get({"moe_num_shared_experts"}, 0);
+  uint64_t shared = r.get({"moe_num_shared_experts"}, 2);  // transformers' default
   uint64_t start = r.get({"moe_layer_start_index"}, 1);
   uint64_t interval = r.get({"moe_layer_interval"}, 1);
   if (interval == 0) throw SpecError("config.json: moe_layer_interval is 0");
