@@ -75,6 +75,8 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("m2m_100", m2m_100_spec),
     HFI_SPEC("gpt_neox", gpt_neox_spec),
     HFI_SPEC("starcoder2", starcoder2_spec),
+    HFI_SPEC("jamba", jamba_spec),
+    HFI_SPEC("ernie4_5_moe", ernie4_5_moe_spec),
 };
 
 #undef HFI_SPEC

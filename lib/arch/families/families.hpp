@@ -66,5 +66,7 @@ Result<ArchModel> phi3_spec(const ModelConfig& cfg);
 Result<ArchModel> phi_spec(const ModelConfig& cfg);
 Result<ArchModel> gpt2_spec(const ModelConfig& cfg);
 Result<ArchModel> falcon_spec(const ModelConfig& cfg);
+Result<ArchModel> jamba_spec(const ModelConfig& cfg);
+Result<ArchModel> ernie4_5_moe_spec(const ModelConfig& cfg);
 
 }  // namespace hfi::arch
