@@ -169,4 +169,53 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   return view;
 }
 
+size_t absorb_gptq_bias_buffers(StorageView& view, const std::vector<int64_t>& expected_of) {
+  std::unordered_map<std::string_view, size_t> logical_of;  // views into view.logical
+  logical_of.reserve(view.logical.size());
+  for (size_t i = 0; i < view.logical.size(); ++i) logical_of.emplace(view.logical[i].name, i);
+  std::vector<size_t> owner(view.logical.size(), SIZE_MAX);  // logical index -> module absorbing it
+  size_t moved = 0;
+  for (size_t k = 0; k < view.quant_modules.size(); ++k) {
+    const QuantModule& m = view.quant_modules[k];
+    if (m.scheme != QuantScheme::Gptq || m.logical >= view.logical.size()) continue;
+    auto it = logical_of.find(m.module + ".bias");
+    if (it == logical_of.end() || it->second >= expected_of.size() || expected_of[it->second] >= 0) continue;
+    const LogicalTensor& b = view.logical[it->second];
+    const LogicalTensor& w = view.logical[m.logical];
+    if (b.scheme != QuantScheme::None || b.shape.size() != 1 || w.shape.empty() || b.shape[0] != w.shape[0]) continue;
+    owner[it->second] = k;
+    ++moved;
+  }
+  if (moved == 0) return 0;
+  std::vector<size_t> new_index(view.logical.size(), SIZE_MAX);
+  std::vector<LogicalTensor> kept;
+  kept.reserve(view.logical.size() - moved);
+  for (size_t i = 0; i < view.logical.size(); ++i)
+    if (owner[i] == SIZE_MAX) {
+      new_index[i] = kept.size();
+      kept.push_back(std::move(view.logical[i]));
+    }
+  for (size_t i = 0; i < view.logical.size(); ++i) {
+    if (owner[i] == SIZE_MAX) continue;
+    QuantModule& m = view.quant_modules[owner[i]];
+    LogicalTensor& b = view.logical[i];
+    LogicalTensor& w = kept[new_index[m.logical]];
+    BookkeepingTensor t;
+    t.name = b.name;
+    t.owner = w.name;
+    t.kind = "bias buffer";
+    t.dtype = parse_dtype(b.format).value_or(Dtype::F16);
+    t.elements = b.params;
+    t.bytes = b.stored_bytes;
+    w.bookkeeping_bytes += t.bytes;
+    m.bookkeeping_bytes += t.bytes;
+    m.tensors.push_back(t.name);
+    view.bookkeeping.push_back(std::move(t));
+  }
+  for (auto& m : view.quant_modules)
+    if (m.logical < new_index.size()) m.logical = new_index[m.logical];
+  view.logical = std::move(kept);
+  return moved;
+}
+
 }  // namespace hfi

@@ -40,7 +40,7 @@ struct BookkeepingTensor {
   std::string owner;  // logical tensor it belongs to
   // "block scale", "mx exponent", "scale", "zero point", "g_idx", "global scale", "input scale",
   // "kv scale", "absmax", "quant map", "quant state", "nested absmax", "nested quant map", "SCB",
-  // "weight format", "weight shape", "pre-quant scale", "output scale", "metadata"
+  // "weight format", "weight shape", "pre-quant scale", "output scale", "metadata", "bias buffer"
   std::string kind;
   Dtype dtype = Dtype::F32;
   uint64_t elements = 0;
@@ -61,5 +61,14 @@ struct StorageView {
 };
 
 StorageView decode_storage(const std::vector<ShardHeader>& shards);
+
+// AutoGPTQ up to 0.4 built every QuantLinear with a bias buffer (make_quant passed bias=True) and
+// saved it: `<module>.bias` F16 [out] beside qweight, all zeros where the float Linear had no bias
+// (TheBloke's 2023 GPTQ uploads; vLLM skips these on load). A GPTQ module's `.bias` of shape [out]
+// that the architecture does not expect (`expected_of[i] < 0`, from reconcile()) is that buffer:
+// it moves from `logical` to `bookkeeping` (kind "bias buffer") of its module, so it is neither a
+// parameter nor unexplained. A bias the architecture expects (Qwen2's q/k/v) stays a parameter.
+// Returns how many moved; the caller reconciles again when any did.
+size_t absorb_gptq_bias_buffers(StorageView& view, const std::vector<int64_t>& expected_of);
 
 }  // namespace hfi

@@ -109,6 +109,8 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
                                 ", whose headers hfinspect does not read: parameter totals are from the config formula only");
   }
   r.reconcile = reconcile(spec, r.storage);
+  // AutoGPTQ's saved all-zero bias buffers: bookkeeping once the spec says no bias belongs there.
+  if (spec && absorb_gptq_bias_buffers(r.storage, r.reconcile.expected_of) > 0) r.reconcile = reconcile(spec, r.storage);
   if (!spec && !snap.shards.empty()) r.inferred = infer_structure(r.storage);
   r.params = compute_params(spec, r.storage, r.reconcile);
 

@@ -62,12 +62,20 @@ TEST_CASE("quantized fixtures: logical parameters and quant figures match their 
     CHECK(r.reconcile.unexplained.empty());
     CHECK(r.reconcile.missing.empty());
     CHECK(r.reconcile.shape_mismatches.empty());
-    // A real checkpoint's published byte total (its index total_size, or its headers' data_offsets
-    // summed): the fixture's headers hold exactly that many tensor bytes, and its index says so.
-    if (pub.find("index_total_size")) {
-      uint64_t size = uint_at(pub, "index_total_size");
-      CHECK(r.storage.stored_bytes == size);
-      CHECK(r.index_total_size == std::optional<uint64_t>(size));
+    // Real repos' published byte figures: the safetensors files' sizes (a Git LFS pointer's `size`),
+    // compared with the materialized files (8-byte length + padded header + data, each); an index's
+    // total_size, compared with the tensor data of the headers.
+    if (const hfi::Json* fb = pub.find("file_bytes")) {
+      uint64_t files = 0;
+      for (const auto& e : fs::directory_iterator(hfi::testing::materialized(repo)))
+        if (e.is_regular_file() && e.path().extension() == ".safetensors") files += fs::file_size(e.path());
+      REQUIRE(fb->as_uint());
+      CHECK(files == *fb->as_uint());
+    }
+    if (const hfi::Json* ts = pub.find("index_total_size")) {
+      REQUIRE(ts->as_uint());
+      CHECK(r.index_total_size == *ts->as_uint());
+      CHECK(r.storage.stored_bytes == *ts->as_uint());
     }
 
     const hfi::Json* q = pub.find("quant");

@@ -222,6 +222,38 @@ TEST_CASE("quant layout: GPTQ int4 g128 with g_idx (8,732,672 B, 4.164 bpw)") {
   CHECK(!only_module(bad).problems.empty());
 }
 
+TEST_CASE("quant layout: AutoGPTQ 0.4 bias buffers are bookkeeping unless the architecture expects a bias") {
+  // AutoGPTQ up to 0.4 saved a zero F16 bias [out] beside every qweight (make_quant passed
+  // bias=True); the real TheBloke/MythoMax-L2-13B-GPTQ file size counts it (fixtures/quantized/
+  // gptq-int4-mythomax-l2-13b). Which bias is a buffer is decided by reconcile's expected_of.
+  std::vector<T> t = {{P + ".qweight", Dtype::I32, {512, 4096}},
+                      {P + ".qzeros", Dtype::I32, {32, 512}},
+                      {P + ".scales", Dtype::F16, {32, 4096}},
+                      {P + ".g_idx", Dtype::I32, {4096}},
+                      {P + ".bias", Dtype::F16, {4096}},
+                      {"model.norm.weight", Dtype::F16, {4096}}};
+  auto v = hfi::decode_storage(shard(t));
+  REQUIRE(v.logical.size() == 3);  // the weight, the bias, the norm
+  REQUIRE(v.logical[1].name == P + ".bias");
+  // Not expected by the architecture (a Llama linear): it becomes the module's bookkeeping.
+  auto unexpected = v;
+  CHECK(hfi::absorb_gptq_bias_buffers(unexpected, {0, -1, 1}) == 1);
+  REQUIRE(unexpected.logical.size() == 2);
+  CHECK(unexpected.logical[1].name == "model.norm.weight");
+  CHECK(only_module(unexpected).logical == 0);
+  CHECK(only_module(unexpected).bookkeeping_bytes == 344'064 + 8'192);
+  CHECK(unexpected.logical[0].bookkeeping_bytes == 344'064 + 8'192);
+  CHECK(kind_of(unexpected, ".bias") == "bias buffer");
+  // Expected (Qwen2's q/k/v carry a bias): it stays a parameter.
+  auto expected = v;
+  CHECK(hfi::absorb_gptq_bias_buffers(expected, {0, 1, 2}) == 0);
+  CHECK(expected.logical.size() == 3);
+  CHECK(only_module(expected).bookkeeping_bytes == 344'064);
+  // A bias whose length is not `out` is left alone.
+  auto odd = hfi::decode_storage(shard({t[0], t[1], t[2], t[3], {P + ".bias", Dtype::F16, {1024}}}));
+  CHECK(hfi::absorb_gptq_bias_buffers(odd, {0, -1}) == 0);
+}
+
 TEST_CASE("quant layout: GPTQ-Marlin legacy checkpoint (B + s)") {
   // B [in/16, 2*out] I32 = 8,388,608 B; s [in/128, out] F16 = 262,144 B: 4 + 16/128 = 4.125 bpw
   std::vector<T> t = {{P + ".B", Dtype::I32, {256, 8192}}, {P + ".s", Dtype::F16, {32, 4096}}};
