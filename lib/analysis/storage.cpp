@@ -2,7 +2,11 @@
 // modules. The format knowledge lives in lib/quant/ (decode.hpp); this file runs the passes.
 #include "analysis/storage.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 #include "quant/decode.hpp"
@@ -14,6 +18,28 @@ constexpr int32_t kUnclaimed = -1;
 constexpr int32_t kStandalone = -2;  // bookkeeping with no quantized weight: KV-cache scales, AWQ act.scales
 
 bool is_awq(QuantScheme s) { return s == QuantScheme::AwqGemm || s == QuantScheme::AwqGemv; }
+
+// Decodes every candidate; each is independent of the others, so a large checkpoint (DeepSeek-V3:
+// 46k quantized linears) is split across a few threads. Results stay in candidate order.
+std::vector<std::optional<quant::Decoded>> decode_all(const quant::TensorIndex& idx, const std::vector<quant::Candidate>& candidates) {
+  std::vector<std::optional<quant::Decoded>> out(candidates.size());
+  auto run = [&](size_t from, size_t to) {
+    for (size_t ci = from; ci < to; ++ci) out[ci] = quant::decode_candidate(idx, candidates[ci]);
+  };
+  size_t threads = candidates.size() >= 4096 ? std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 4) : 1;
+  std::vector<std::thread> pool;
+  size_t per = (candidates.size() + threads - 1) / threads;
+  try {
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(run, std::min(candidates.size(), t * per), std::min(candidates.size(), (t + 1) * per));
+  } catch (const std::system_error&) {  // no thread to be had: this one does the rest
+    for (auto& th : pool) th.join();
+    pool.clear();
+    run(per, candidates.size());
+  }
+  run(0, std::min(candidates.size(), per));
+  for (auto& th : pool) th.join();
+  return out;
+}
 
 }  // namespace
 
@@ -32,7 +58,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   std::vector<quant::Candidate> candidates;
   candidates.reserve(n / 2 + 1);  // a module has two or more tensors (lone orphans may exceed this: growth is safe)
   quant::FlatIndex candidate_of;
-  candidate_of.reserve(64);       // grows as needed
+  candidate_of.reserve(n / 2 + 1);
   auto prefix_of = [&candidates](uint32_t k) { return candidates[k].prefix; };
   std::vector<std::pair<uint32_t, std::string_view>> attention_level;  // KV scales, act.scales
   size_t vocabulary = 0;
@@ -65,8 +91,9 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   view.quant_modules.reserve(candidates.size());
   std::vector<int32_t> module_of(candidates.size(), -1);
   bool any_awq = false;
+  std::vector<std::optional<quant::Decoded>> decoded = decode_all(idx, candidates);
   for (size_t ci = 0; ci < candidates.size(); ++ci) {
-    auto d = quant::decode_candidate(idx, candidates[ci]);
+    auto& d = decoded[ci];
     if (!d) continue;
     bool free = claim[d->anchor] == kUnclaimed;
     d->companions.each([&](const quant::Companion& c) { free = free && claim[c.tensor] == kUnclaimed; });
@@ -170,20 +197,23 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
 }
 
 size_t absorb_gptq_bias_buffers(StorageView& view, const std::vector<int64_t>& expected_of) {
-  std::unordered_map<std::string_view, size_t> logical_of;  // views into view.logical
+  if (std::none_of(view.quant_modules.begin(), view.quant_modules.end(), [](const QuantModule& m) { return m.scheme == QuantScheme::Gptq; }))
+    return 0;  // the common case: no name lookup to build
+  auto name_of = [&](uint32_t i) { return std::string_view(view.logical[i].name); };
+  FlatIndex logical_of;  // views into view.logical
   logical_of.reserve(view.logical.size());
-  for (size_t i = 0; i < view.logical.size(); ++i) logical_of.emplace(view.logical[i].name, i);
+  for (size_t i = 0; i < view.logical.size(); ++i) logical_of.insert(view.logical[i].name, static_cast<uint32_t>(i), name_of, false);
   std::vector<size_t> owner(view.logical.size(), SIZE_MAX);  // logical index -> module absorbing it
   size_t moved = 0;
   for (size_t k = 0; k < view.quant_modules.size(); ++k) {
     const QuantModule& m = view.quant_modules[k];
     if (m.scheme != QuantScheme::Gptq || m.logical >= view.logical.size()) continue;
-    auto it = logical_of.find(m.module + ".bias");
-    if (it == logical_of.end() || it->second >= expected_of.size() || expected_of[it->second] >= 0) continue;
-    const LogicalTensor& b = view.logical[it->second];
+    uint32_t found = logical_of.find(m.module + ".bias", name_of);
+    if (found == FlatIndex::kEmpty || found >= expected_of.size() || expected_of[found] >= 0) continue;
+    const LogicalTensor& b = view.logical[found];
     const LogicalTensor& w = view.logical[m.logical];
     if (b.scheme != QuantScheme::None || b.shape.size() != 1 || w.shape.empty() || b.shape[0] != w.shape[0]) continue;
-    owner[it->second] = k;
+    owner[found] = k;
     ++moved;
   }
   if (moved == 0) return 0;

@@ -86,14 +86,14 @@ class TensorIndex {
   explicit TensorIndex(const std::vector<ShardHeader>& shards);
   size_t size() const { return tensors_.size(); }
   const TensorInfo& at(uint32_t i) const { return *tensors_[i]; }
-  // prefix + suffix; the concatenation uses a scratch buffer, no allocation after warm-up.
+  // prefix + suffix; the concatenation uses a per-thread scratch buffer, no allocation after
+  // warm-up. Safe to call from several threads.
   std::optional<uint32_t> find(std::string_view prefix, std::string_view suffix) const;
   std::optional<uint32_t> find(std::string_view name) const;
 
  private:
   std::vector<const TensorInfo*> tensors_;
   FlatIndex by_name_;
-  mutable std::string scratch_;
 };
 
 // A fixed-capacity list: decoding DeepSeek-V3 makes ~46k of each, and a heap block apiece showed.

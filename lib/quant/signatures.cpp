@@ -148,9 +148,10 @@ std::optional<uint32_t> TensorIndex::find(std::string_view name) const {
 }
 
 std::optional<uint32_t> TensorIndex::find(std::string_view prefix, std::string_view suffix) const {
-  scratch_.assign(prefix);
-  scratch_.append(suffix);
-  return find(std::string_view(scratch_));
+  thread_local std::string scratch;  // decoders run on several threads at once
+  scratch.assign(prefix);
+  scratch.append(suffix);
+  return find(std::string_view(scratch));
 }
 
 std::optional<uint32_t> Candidate::get(Term t) const {

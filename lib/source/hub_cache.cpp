@@ -34,7 +34,7 @@ fs::path temporary_name(const fs::path& target) {
 }
 
 // Writes `bytes` to `target` through a temporary sibling and a rename.
-bool write_atomically(const fs::path& target, const std::string& bytes) {
+bool write_atomically(const fs::path& target, std::string_view bytes) {
   std::error_code ec;
   fs::create_directories(target.parent_path(), ec);
   if (ec) return false;
@@ -149,7 +149,7 @@ bool HubCache::store_listing(const std::string& commit, const std::vector<FileEn
   return write_atomically(own_dir(commit) / "files.json", doc.dump());
 }
 
-bool HubCache::store_header_bytes(const std::string& commit, const std::string& path, uint64_t offset, const std::string& bytes) {
+bool HubCache::store_header_bytes(const std::string& commit, const std::string& path, uint64_t offset, std::string_view bytes) {
   if (!is_commit_sha(commit) || !safe_repo_path(path)) return false;
   fs::path file = own_dir(commit) / "headers" / path;
   if (offset == 0) return write_atomically(file, bytes);
@@ -157,7 +157,7 @@ bool HubCache::store_header_bytes(const std::string& commit, const std::string& 
   if (!fs::is_regular_file(file, ec) || fs::file_size(file, ec) != offset) return false;
   auto existing = read_small(file, offset);
   if (!existing) return false;
-  return write_atomically(file, *existing + bytes);
+  return write_atomically(file, *existing + std::string(bytes));
 }
 
 CachedSource::CachedSource(const HubCache& cache, std::string repo_id, std::string commit, Listing listing)

@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "source/local_source.hpp"
@@ -41,7 +42,7 @@ class HubCache {
   bool store_listing(const std::string& commit, const std::vector<FileEntry>& files);
   // Bytes [offset, offset + bytes.size()) of a shard's beginning; offset 0 starts a new prefix,
   // any other offset must continue the stored one exactly.
-  bool store_header_bytes(const std::string& commit, const std::string& path, uint64_t offset, const std::string& bytes);
+  bool store_header_bytes(const std::string& commit, const std::string& path, uint64_t offset, std::string_view bytes);
 
   std::filesystem::path snapshot_dir(const std::string& commit) const;
   std::filesystem::path own_dir(const std::string& commit) const;

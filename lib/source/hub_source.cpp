@@ -340,14 +340,14 @@ Result<std::optional<std::string>> HubSource::read_file(const std::string& path,
   return taken;
 }
 
-void HubSource::remember_header_bytes(const std::string& path, uint64_t offset, const std::string& bytes) {
+void HubSource::remember_header_bytes(const std::string& path, uint64_t offset, std::string_view bytes) {
   if (!cache_) return;
-  std::string kept = bytes;
+  std::string_view kept = bytes;
   if (offset == 0 && bytes.size() >= 8) {
     // Keep the 8-byte length and the header, not the tensor bytes a probe also brought.
     auto n = read_u64_le({reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()});
     if (!n || *n > kMaxStoredHeader) return;
-    kept.resize(static_cast<size_t>(std::min<uint64_t>(bytes.size(), 8 + *n)));
+    kept = kept.substr(0, static_cast<size_t>(std::min<uint64_t>(bytes.size(), 8 + *n)));
   }
   if (!cache_->store_header_bytes(info_.commit, path, offset, kept)) cache_failed();
 }
@@ -359,9 +359,10 @@ std::vector<Result<std::string>> HubSource::read_ranges(const std::vector<RangeR
   std::vector<size_t> owner;
   for (size_t i = 0; i < requests.size(); ++i) {
     const auto& rr = requests[i];
-    if (const http::Response* early = rr.offset == 0 ? early_read(rr.path, rr.length) : nullptr) {
-      std::string bytes = early->body.substr(0, static_cast<size_t>(rr.length));
-      early_.erase(rr.path);  // served: let the read-ahead copy go
+    if (rr.offset == 0 && early_read(rr.path, rr.length)) {
+      std::string bytes = std::move(early_.find(rr.path)->second.body);
+      if (bytes.size() > rr.length) bytes.resize(static_cast<size_t>(rr.length));
+      early_.erase(rr.path);  // served: the rest of the read-ahead response goes
       remember_header_bytes(rr.path, 0, bytes);
       slots[i] = std::move(bytes);
       continue;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <thread>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "http/http.hpp"
@@ -54,7 +55,7 @@ class HubSource final : public Source {
   bool listed(const std::string& path) const;
   // Takes a whole-file response: the bytes, nullopt for an absent file, or the error.
   Result<std::optional<std::string>> take_file(const std::string& path, const http::Response& response);
-  void remember_header_bytes(const std::string& path, uint64_t offset, const std::string& bytes);
+  void remember_header_bytes(const std::string& path, uint64_t offset, std::string_view bytes);
   // Sends the header reads of the shards the listing already names, on a thread, so they travel
   // while the caller parses the index that names them officially.
   void start_early_header_reads();
