@@ -149,16 +149,67 @@ bool HubCache::store_listing(const std::string& commit, const std::vector<FileEn
   return write_atomically(own_dir(commit) / "files.json", doc.dump());
 }
 
-bool HubCache::store_header_bytes(const std::string& commit, const std::string& path, uint64_t offset, std::string_view bytes) {
-  if (!is_commit_sha(commit) || !safe_repo_path(path)) return false;
-  fs::path file = own_dir(commit) / "headers" / path;
-  if (offset == 0) return write_atomically(file, bytes);
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec) || fs::file_size(file, ec) != offset) return false;
-  auto existing = read_small(file, offset);
-  if (!existing) return false;
-  return write_atomically(file, *existing + std::string(bytes));
+namespace {
+
+// headers.pack: "hfinspect header pack 1\n", then per shard a record of
+//   u32 little-endian path length, the path, u64 little-endian byte count, the bytes.
+constexpr std::string_view kPackMagic = "hfinspect header pack 1\n";
+constexpr uint64_t kMaxPackBytes = uint64_t{4} << 30;
+
+void append_le(std::string& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
+
+// Reads `n` little-endian bytes at `at`, advancing it; nullopt past the end.
+std::optional<uint64_t> take_le(std::string_view data, size_t& at, int n) {
+  if (data.size() - at < static_cast<size_t>(n)) return std::nullopt;
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(data[at + i])) << (8 * i);
+  at += static_cast<size_t>(n);
+  return v;
+}
+
+// The pack's records, or nullopt when the file is not a whole, well-formed pack.
+std::optional<std::map<std::string, std::string>> parse_header_pack(std::string_view data) {
+  if (!data.starts_with(kPackMagic)) return std::nullopt;
+  std::map<std::string, std::string> out;
+  size_t at = kPackMagic.size();
+  while (at < data.size()) {
+    auto path_len = take_le(data, at, 4);
+    if (!path_len || data.size() - at < *path_len) return std::nullopt;
+    std::string path(data.substr(at, static_cast<size_t>(*path_len)));
+    at += static_cast<size_t>(*path_len);
+    auto len = take_le(data, at, 8);
+    if (!len || data.size() - at < *len || !safe_repo_path(path)) return std::nullopt;
+    out[path] = std::string(data.substr(at, static_cast<size_t>(*len)));
+    at += static_cast<size_t>(*len);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool HubCache::store_header_pack(const std::string& commit, const std::map<std::string, std::string>& headers) {
+  if (!is_commit_sha(commit)) return false;
+  std::string pack(kPackMagic);
+  for (const auto& [path, bytes] : headers) {
+    if (!safe_repo_path(path)) return false;
+    append_le(pack, path.size(), 4);
+    pack += path;
+    append_le(pack, bytes.size(), 8);
+    pack += bytes;
+  }
+  return write_atomically(own_dir(commit) / "headers.pack", pack);
+}
+
+namespace {
+
+// Earlier versions: one file per shard under headers/.
+std::optional<std::string> read_header_file(const fs::path& own, const std::string& path) {
+  return read_small(own / "headers" / path, uint64_t{200} << 20);
+}
+
+}  // namespace
 
 CachedSource::CachedSource(const HubCache& cache, std::string repo_id, std::string commit, Listing listing)
     : repo_dir_(cache.repo_dir()),
@@ -234,7 +285,19 @@ std::vector<Result<std::string>> CachedSource::read_ranges(const std::vector<Ran
       out.emplace_back(miss(r.path, "header of " + r.path));
       continue;
     }
-    if (auto prefix = read_small(own_ / "headers" / r.path, uint64_t{200} << 20); prefix && r.offset < prefix->size()) {
+    if (!header_pack_) {
+      auto bytes = read_small(own_ / "headers.pack", kMaxPackBytes);
+      header_pack_ = bytes ? parse_header_pack(*bytes) : std::nullopt;
+      if (!header_pack_) header_pack_.emplace();  // none, or damaged: as good as empty
+    }
+    const std::string* prefix = nullptr;
+    std::optional<std::string> old_layout;
+    if (auto it = header_pack_->find(r.path); it != header_pack_->end()) {
+      prefix = &it->second;
+    } else if ((old_layout = read_header_file(own_, r.path))) {
+      prefix = &*old_layout;
+    }
+    if (prefix && r.offset < prefix->size()) {
       out.emplace_back(prefix->substr(static_cast<size_t>(r.offset), static_cast<size_t>(r.length)));
       continue;
     }

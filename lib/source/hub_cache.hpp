@@ -7,12 +7,16 @@
 // Shard headers are not whole files, so they must never appear in blobs/ or snapshots/ (other tools
 // would take them for complete weights). They go to a folder of our own beside them:
 //   models--org--name/hfinspect/<commit>/files.json          the repository listing with sizes
-//   models--org--name/hfinspect/<commit>/headers/<path>      the first 8 + N bytes of each shard
-// Every write goes to a temporary name first and is renamed into place, so readers never see a
+//   models--org--name/hfinspect/<commit>/headers.pack        the first 8 + N bytes of every shard,
+//                                                            in one file (one file creation, not
+//                                                            one per shard: 163 for DeepSeek-V3)
+// (Earlier versions kept one file per shard under hfinspect/<commit>/headers/<path>; those are
+// still read.) Every write goes to a temporary name first and is renamed into place, so readers never see a
 // half-written file.
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -40,9 +44,9 @@ class HubCache {
   bool store_file(const std::string& commit, const std::string& path, const std::string& etag, const std::string& bytes);
   bool store_missing(const std::string& commit, const std::string& path);
   bool store_listing(const std::string& commit, const std::vector<FileEntry>& files);
-  // Bytes [offset, offset + bytes.size()) of a shard's beginning; offset 0 starts a new prefix,
-  // any other offset must continue the stored one exactly.
-  bool store_header_bytes(const std::string& commit, const std::string& path, uint64_t offset, std::string_view bytes);
+  // The beginnings (8-byte length + header) of the shards read for this commit, path -> bytes;
+  // replaces an earlier pack of the same commit.
+  bool store_header_pack(const std::string& commit, const std::map<std::string, std::string>& headers);
 
   std::filesystem::path snapshot_dir(const std::string& commit) const;
   std::filesystem::path own_dir(const std::string& commit) const;
@@ -84,6 +88,7 @@ class CachedSource final : public Source {
   std::string repo_id_;
   std::string commit_;
   LocalSource snapshot_files_;
+  std::optional<std::map<std::string, std::string>> header_pack_;  // read on first use
   Listing listing_kind_ = Listing::Recorded;
   std::optional<std::vector<FileEntry>> listing_;
   std::vector<std::string> misses_;

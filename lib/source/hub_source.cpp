@@ -150,7 +150,10 @@ Result<RepoInfo> fetch_repo_info(const RepoRef& ref, const HubSettings& settings
 HubSource::HubSource(RepoRef ref, HubSettings settings, http::Transport& transport, HubCache* cache, uint64_t header_probe_bytes)
     : ref_(std::move(ref)), settings_(std::move(settings)), transport_(transport), cache_(cache), probe_bytes_(header_probe_bytes) {}
 
-HubSource::~HubSource() { finish_early_header_reads(); }
+HubSource::~HubSource() {
+  finish_early_header_reads();
+  save_headers();
+}
 
 void HubSource::start_early_header_reads() {
   // Only the common layout: a root index beside root-level shards. consolidated*.safetensors
@@ -349,7 +352,18 @@ void HubSource::remember_header_bytes(const std::string& path, uint64_t offset, 
     if (!n || *n > kMaxStoredHeader) return;
     kept = kept.substr(0, static_cast<size_t>(std::min<uint64_t>(bytes.size(), 8 + *n)));
   }
-  if (!cache_->store_header_bytes(info_.commit, path, offset, kept)) cache_failed();
+  if (offset == 0) {
+    header_bytes_[path] = std::string(kept);
+  } else if (auto it = header_bytes_.find(path); it != header_bytes_.end() && it->second.size() == offset) {
+    it->second += kept;  // a long header's second read continues its first
+  }
+  headers_unsaved_ = true;
+}
+
+void HubSource::save_headers() {
+  if (!cache_ || !headers_unsaved_) return;
+  headers_unsaved_ = false;
+  if (!cache_->store_header_pack(info_.commit, header_bytes_)) cache_failed();
 }
 
 std::vector<Result<std::string>> HubSource::read_ranges(const std::vector<RangeRequest>& requests) {

@@ -48,6 +48,9 @@ class HubSource final : public Source {
   Result<std::optional<std::string>> read_file(const std::string& path, uint64_t max_bytes) override;
   std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) override;
 
+  // Writes the shard headers read so far to the cache, in one file (also done on destruction);
+  // call before reading notes().
+  void save_headers();
   const std::vector<std::string>& notes() const { return notes_; }
 
  private:
@@ -79,6 +82,8 @@ class HubSource final : public Source {
   std::vector<http::Response> early_responses_;
   std::vector<std::string> notes_;
   bool cache_warned_ = false;
+  std::map<std::string, std::string> header_bytes_;  // shard path -> its beginning, for the cache
+  bool headers_unsaved_ = false;
 };
 
 }  // namespace hfi

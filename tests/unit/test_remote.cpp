@@ -181,7 +181,7 @@ TEST_CASE("the cache follows the Hugging Face layout", "[remote]") {
   CHECK(fs::exists(dir / ".no_exist" / commit / "generation_config.json"));
   // Shard headers are partial files: never in snapshots/, which other tools trust to be whole.
   CHECK_FALSE(fs::exists(dir / "snapshots" / commit / "model-00001-of-00016.safetensors"));
-  CHECK(fs::exists(dir / "hfinspect" / commit / "headers" / "model-00001-of-00016.safetensors"));
+  CHECK(fs::exists(dir / "hfinspect" / commit / "headers.pack"));
   for (const auto& e : fs::recursive_directory_iterator(cache))
     CHECK(e.path().string().find(".incomplete") == std::string::npos);
 }
