@@ -1,6 +1,7 @@
 #include "analysis/metrics.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 namespace hfi {
@@ -47,19 +48,39 @@ std::vector<std::pair<std::string, uint64_t>> sorted(const std::map<std::string,
 ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage, const Reconciliation& rec) {
   ParamBreakdown p;
   p.stored_elements = storage.stored_elements;
-  std::map<std::string, uint64_t> by_dtype, by_role;
+  // Per-tensor sums go to small arrays (a slot per role; the few storage formats found so far),
+  // and the named maps are built once at the end: 92k string-keyed map updates showed in profiles.
+  constexpr size_t kRoles = static_cast<size_t>(Role::Other) + 1;
+  struct Sum {
+    uint64_t params = 0;
+    bool seen = false;
+    void add(uint64_t n) {
+      params += n;
+      seen = true;
+    }
+  };
+  std::array<Sum, kRoles> spec_role{}, inferred_role{};
+  Sum mtp_sum, unexplained_sum;
+  std::vector<std::pair<std::string_view, uint64_t>> format_sums;
+  size_t last_format = 0;
   ExactShareSum active;
   uint64_t input_embedding_active = 0, head_active = 0, unexplained_active = 0;
   for (size_t i = 0; i < storage.logical.size(); ++i) {
     const LogicalTensor& t = storage.logical[i];
     p.total += t.params;
-    by_dtype[t.format] += t.params;
+    if (last_format >= format_sums.size() || format_sums[last_format].first != t.format) {
+      last_format = 0;
+      while (last_format < format_sums.size() && format_sums[last_format].first != t.format) ++last_format;
+      if (last_format == format_sums.size()) format_sums.emplace_back(t.format, 0);
+    }
+    format_sums[last_format].second += t.params;
     const ExpectedTensor* x = rec.expected_of[i] >= 0 ? &spec->tensors[static_cast<size_t>(rec.expected_of[i])] : nullptr;
     Role role = x ? x->role : guess_role(t.name);
     bool mtp = x && x->mtp;
-    std::string role_key = x ? (mtp ? std::string("mtp") : role_name(role))
-                             : role == Role::Other ? std::string("unexplained") : role_name(role) + std::string(" (inferred)");
-    by_role[role_key] += t.params;
+    if (mtp) mtp_sum.add(t.params);
+    else if (x) spec_role[static_cast<size_t>(role)].add(t.params);
+    else if (role == Role::Other) unexplained_sum.add(t.params);
+    else inferred_role[static_cast<size_t>(role)].add(t.params);
     if (mtp) {
       p.mtp += t.params;
       continue;
@@ -73,6 +94,14 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
     if (role == Role::LmHead) head_active += t.params;
     if (!x) unexplained_active += t.params;
   }
+  std::map<std::string, uint64_t> by_dtype, by_role;
+  for (const auto& [format, n] : format_sums) by_dtype[std::string(format)] += n;
+  for (size_t r = 0; r < kRoles; ++r) {
+    if (spec_role[r].seen) by_role[role_name(static_cast<Role>(r))] += spec_role[r].params;
+    if (inferred_role[r].seen) by_role[role_name(static_cast<Role>(r)) + std::string(" (inferred)")] += inferred_role[r].params;
+  }
+  if (mtp_sum.seen) by_role["mtp"] += mtp_sum.params;
+  if (unexplained_sum.seen) by_role["unexplained"] += unexplained_sum.params;
   p.active = active.total();
   p.non_embedding = p.total - p.embedding - p.lm_head;
   p.active_without_input_embedding = p.active - input_embedding_active;

@@ -170,7 +170,9 @@ TEST_CASE("the cache follows the Hugging Face layout", "[remote]") {
   TestHub hub(fixture_hub());
   const std::string repo = "Qwen/Qwen3-30B-A3B";
   auto cache = fresh_dir("layout");
-  REQUIRE(run_cli(repo, hub_env(hub, cache)).code == 0);
+  auto first = run_cli(repo, hub_env(hub, cache));
+  REQUIRE(first.code == 0);
+  size_t first_cdn = count_if(hub.requests(), [](const auto& r) { return r.origin == "cdn"; });
   fs::path dir = cache / "models--Qwen--Qwen3-30B-A3B";
   std::string commit = hub.commit_of(repo);
   CHECK(hfi::testing::slurp(dir / "refs" / "main") == commit);  // no trailing newline
@@ -184,6 +186,19 @@ TEST_CASE("the cache follows the Hugging Face layout", "[remote]") {
   CHECK(fs::exists(dir / "hfinspect" / commit / "headers.pack"));
   for (const auto& e : fs::recursive_directory_iterator(cache))
     CHECK(e.path().string().find(".incomplete") == std::string::npos);
+
+  // A damaged header pack (cut short) is as good as none: the headers are fetched again, nothing
+  // crashes, and the report is the same.
+  fs::path pack = dir / "hfinspect" / commit / "headers.pack";
+  auto whole = fs::file_size(pack);
+  fs::resize_file(pack, whole / 2);
+  hub.clear_requests();
+  auto again = run_cli(repo + "@" + commit, hub_env(hub, cache));
+  CHECK(again.code == 0);
+  CHECK(again.out == first.out);
+  CHECK(first_cdn >= 16);  // each of the 16 shards at least once
+  CHECK(count_if(hub.requests(), [](const auto& r) { return r.origin == "cdn"; }) == first_cdn);
+  CHECK(fs::file_size(pack) == whole);
 }
 
 TEST_CASE("offline mode says what the cache lacks", "[remote]") {
