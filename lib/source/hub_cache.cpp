@@ -33,15 +33,15 @@ fs::path temporary_name(const fs::path& target) {
   return target.parent_path() / name;
 }
 
-// Writes `bytes` to `target` through a temporary sibling and a rename.
-bool write_atomically(const fs::path& target, std::string_view bytes) {
+// Writes `parts`, one after the other, to `target` through a temporary sibling and a rename.
+bool write_atomically(const fs::path& target, const std::vector<std::string_view>& parts) {
   std::error_code ec;
   fs::create_directories(target.parent_path(), ec);
   if (ec) return false;
   fs::path tmp = temporary_name(target);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    for (std::string_view part : parts) out.write(part.data(), static_cast<std::streamsize>(part.size()));
     if (!out) {
       fs::remove(tmp, ec);
       return false;
@@ -51,6 +51,8 @@ bool write_atomically(const fs::path& target, std::string_view bytes) {
   if (ec) fs::remove(tmp, ec);
   return !ec;
 }
+
+bool write_atomically(const fs::path& target, std::string_view bytes) { return write_atomically(target, std::vector<std::string_view>{bytes}); }
 
 std::optional<std::string> read_small(const fs::path& file, uint64_t cap) {
   std::error_code ec;
@@ -191,15 +193,21 @@ std::optional<std::map<std::string, std::string>> parse_header_pack(std::string_
 
 bool HubCache::store_header_pack(const std::string& commit, const std::map<std::string, std::string>& headers) {
   if (!is_commit_sha(commit)) return false;
-  std::string pack(kPackMagic);
+  // Written piece by piece: the headers of a large MoE are tens of MB, not worth a second copy.
+  std::vector<std::string> framing;  // each record's two length fields
+  framing.reserve(2 * headers.size());
+  std::vector<std::string_view> parts{kPackMagic};
   for (const auto& [path, bytes] : headers) {
     if (!safe_repo_path(path)) return false;
-    append_le(pack, path.size(), 4);
-    pack += path;
-    append_le(pack, bytes.size(), 8);
-    pack += bytes;
+    append_le(framing.emplace_back(), path.size(), 4);
+    append_le(framing.emplace_back(), bytes.size(), 8);
   }
-  return write_atomically(own_dir(commit) / "headers.pack", pack);
+  size_t k = 0;
+  for (const auto& [path, bytes] : headers) {
+    parts.insert(parts.end(), {framing[k], path, framing[k + 1], bytes});
+    k += 2;
+  }
+  return write_atomically(own_dir(commit) / "headers.pack", parts);
 }
 
 namespace {
