@@ -68,6 +68,20 @@ int kv_source(const std::vector<AttentionKind>& kinds, uint64_t first_shared, At
   throw SpecError("config.json: a KV-shared layer has no earlier layer of the same attention kind to read from");
 }
 
+// "; KV shared: layers 20-29 reuse the KV of layer 18 (sliding) and 19 (full)", for the summary.
+std::string kv_sharing_text(const std::vector<AttentionKind>& kinds, uint64_t first_shared, uint64_t layers) {
+  std::string out = "; KV shared: layers " + num(first_shared) + "-" + num(layers - 1) + " reuse the KV of layer";
+  std::string sources;
+  for (AttentionKind k : {AttentionKind::Sliding, AttentionKind::Full}) {
+    bool used = false;
+    for (uint64_t i = first_shared; i < layers; ++i) used = used || kinds[i] == k;
+    if (!used) continue;
+    sources += (sources.empty() ? " " : " and ") + num(static_cast<uint64_t>(kv_source(kinds, first_shared, k))) +
+               (k == AttentionKind::Sliding ? " (sliding)" : " (full)");
+  }
+  return out + sources;
+}
+
 // The rope_parameters entry for one layer kind ("sliding_attention" / "full_attention"), as text.
 std::string describe_rope_entry(const ConfigReader& r, const char* kind) {
   const Json* rp = r.field({"rope_parameters"});
@@ -496,18 +510,7 @@ Result<ArchModel> gemma4_spec(const ModelConfig& cfg) {
                         (global_kv_heads != kv_heads ? " with " + num(global_kv_heads) + "kv heads" : std::string()) +
                         " (full)" + (k_eq_v ? ", full layers reuse keys as values" : "") + ", QK-norm";
   if (bias) m.attention_summary += ", biases";
-  if (shared) {
-    m.attention_summary += "; KV shared: layers " + num(first_shared) + "-" + num(layers - 1) + " reuse the KV of layer";
-    std::string sources;
-    for (AttentionKind k : {AttentionKind::Sliding, AttentionKind::Full}) {
-      bool used = false;
-      for (uint64_t i = first_shared; i < layers; ++i) used = used || kinds[i] == k;
-      if (!used) continue;
-      sources += (sources.empty() ? " " : " and ") + num(static_cast<uint64_t>(kv_source(kinds, first_shared, k))) +
-                 (k == AttentionKind::Sliding ? " (sliding)" : " (full)");
-    }
-    m.attention_summary += sources;
-  }
+  if (shared) m.attention_summary += kv_sharing_text(kinds, first_shared, layers);
   std::string rs = describe_rope_entry(r, "sliding_attention"), rf = describe_rope_entry(r, "full_attention");
   m.position_summary = rs.empty() && rf.empty() ? describe_rope(r) : "sliding: " + rs + "; full: " + rf;
   if (auto ctx = cfg.integer({"max_position_embeddings"})) m.position_summary += ", max " + std::to_string(*ctx) + " positions";
@@ -655,18 +658,7 @@ Result<ArchModel> gemma3n_spec(const ModelConfig& cfg) {
   std::string kvdesc = kv_heads == heads ? "MHA" : kv_heads == 1 ? "MQA" : "GQA";
   m.attention_summary = kvdesc + " " + num(heads) + "q/" + num(kv_heads) + "kv heads, head_dim " + num(head_dim) +
                         ", QK-norm" + (bias ? ", biases" : "");
-  if (shared) {
-    m.attention_summary += "; KV shared: layers " + num(first_shared) + "-" + num(layers - 1) + " reuse the KV of layer";
-    std::string sources;
-    for (AttentionKind k : {AttentionKind::Sliding, AttentionKind::Full}) {
-      bool used = false;
-      for (uint64_t i = first_shared; i < layers; ++i) used = used || kinds[i] == k;
-      if (!used) continue;
-      sources += (sources.empty() ? " " : " and ") + num(static_cast<uint64_t>(kv_source(kinds, first_shared, k))) +
-                 (k == AttentionKind::Sliding ? " (sliding)" : " (full)");
-    }
-    m.attention_summary += sources;
-  }
+  if (shared) m.attention_summary += kv_sharing_text(kinds, first_shared, layers);
   // Full layers use rope_theta, sliding ones rope_local_base_freq (newer writers: rope_parameters).
   std::string rs = describe_rope_entry(r, "sliding_attention"), rf = describe_rope_entry(r, "full_attention");
   if (rs.empty() && rf.empty()) {
