@@ -11,12 +11,13 @@ std::string join_aliases(std::initializer_list<std::string_view> aliases) {
   return out;
 }
 
+}  // namespace
+
 std::string format_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
 }
-}  // namespace
 
 std::string ConfigReader::label(std::initializer_list<std::string_view> aliases) const {
   return section_ ? section_name_ + "." + join_aliases(aliases) : join_aliases(aliases);

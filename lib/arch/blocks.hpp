@@ -11,6 +11,9 @@
 
 namespace hfi::arch {
 
+// A config number as a summary shows it: "%g" (1e+06, 0.25, 128).
+std::string format_number(double v);
+
 // Thrown inside a spec when config.json lacks what the spec needs; build_spec() turns it into an
 // Error before it leaves the arch module.
 struct SpecError : std::runtime_error {

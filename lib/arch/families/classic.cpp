@@ -26,15 +26,9 @@ void add_buffer(ArchModel& m, const std::string& name, std::vector<uint64_t> sha
   m.tensors.back().optional = true;
 }
 
-std::string format_fraction(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 std::string rope_with_fraction(const ConfigReader& r, double fraction) {
   std::string out = describe_rope(r);
-  if (fraction > 0 && fraction < 1) out += ", rotary on " + format_fraction(fraction * 100) + "% of head_dim";
+  if (fraction > 0 && fraction < 1) out += ", rotary on " + format_number(fraction * 100) + "% of head_dim";
   return out;
 }
 

@@ -187,12 +187,6 @@ double rope_theta_of(const ConfigReader& r, const char* legacy_key, const char* 
   return r.number({legacy_key}, fallback);
 }
 
-std::string format_theta(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 }  // namespace
 
 Result<ArchModel> modernbert_spec(const ModelConfig& cfg) {
@@ -266,7 +260,7 @@ Result<ArchModel> modernbert_spec(const ModelConfig& cfg) {
   double local_theta = rope_theta_of(r, "local_rope_theta", "sliding_attention", 10000.0);
   m.attention_summary = describe_attention(d) + ", bidirectional; " + std::to_string(layers - sliding) + " global + " +
                         std::to_string(sliding) + " local (window " + std::to_string(local) + ")";
-  m.position_summary = "RoPE θ=" + format_theta(global_theta) + " global / " + format_theta(local_theta) + " local, max " +
+  m.position_summary = "RoPE θ=" + format_number(global_theta) + " global / " + format_number(local_theta) + " local, max " +
                        std::to_string(positions) + " positions";
   m.norm_summary = std::string("LayerNorm before each sublayer (pre-LN)") + (norm_bias ? "" : ", no biases");
   m.activation_summary = describe_activation(r, true);

@@ -32,12 +32,6 @@ const std::vector<std::string> kIrrelevant = {
     "attn_logit_softcapping", "final_logit_softcapping", "query_pre_attn_scalar", "cache_implementation",
     "boi_token_index", "eoi_token_index", "image_token_index"};
 
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 struct GemmaText {
   AttentionDims d;
   uint64_t layers = 0, inter = 0, vocab = 0;
@@ -155,7 +149,7 @@ ArchModel text_model(const ConfigReader& r, const char* family, int generation) 
       std::string ty = type && type->is_string() ? type->as_string() : "";
       if (ty.empty() || ty == "default") return;
       scaling = ", " + ty + " scaling";
-      if (const Json* f = s->find("factor"); f && f->is_number()) scaling += " ×" + fmt(*f->as_double());
+      if (const Json* f = s->find("factor"); f && f->is_number()) scaling += " ×" + format_number(*f->as_double());
     };
     if (const Json* params = r.field({"rope_parameters"}); params && params->is_object()) {
       if (const Json* full = params->find("full_attention"); full && full->is_object()) {
@@ -168,7 +162,7 @@ ArchModel text_model(const ConfigReader& r, const char* family, int generation) 
     read_scaling(r.field({"rope_scaling"}));
     if (global == 0) global = 1000000;
     if (local == 0) local = 10000;
-    m.position_summary = "RoPE θ=" + fmt(global) + " global" + scaling + ", θ=" + fmt(local) + " sliding";
+    m.position_summary = "RoPE θ=" + format_number(global) + " global" + scaling + ", θ=" + format_number(local) + " sliding";
     m.position_summary += ", max " + std::to_string(r.get({"max_position_embeddings"}, 131072)) + " positions";
   } else {
     m.position_summary = describe_rope(r);

@@ -34,12 +34,6 @@ double rotary_fraction(const ConfigReader& r) {
   return 0.25;
 }
 
-std::string format_fraction(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 }  // namespace
 
 Result<ArchModel> gpt_neox_spec(const ModelConfig& cfg) {
@@ -91,8 +85,8 @@ Result<ArchModel> gpt_neox_spec(const ModelConfig& cfg) {
   for (uint64_t i = 0; i < layers; ++i) m.attention.push_back(attention_layer(d));
 
   m.attention_summary = describe_attention(d) + ", fused query_key_value (per head q,k,v)" + (bias ? ", dense bias" : "");
-  m.position_summary = "RoPE θ=" + format_fraction(theta) + " on " + std::to_string(rotary_dims) + " of " +
-                       std::to_string(d.head_dim) + " head dims (rotary_pct " + format_fraction(fraction) + ")";
+  m.position_summary = "RoPE θ=" + format_number(theta) + " on " + std::to_string(rotary_dims) + " of " +
+                       std::to_string(d.head_dim) + " head dims (rotary_pct " + format_number(fraction) + ")";
   m.norm_summary = "LayerNorm with bias";
   m.activation_summary = describe_activation(r, false) + " (dense_h_to_4h/dense_4h_to_h)";
   m.layer_summary = std::to_string(layers) + " × (" + (parallel ? "parallel residual: " : "") + "attention + dense MLP)";

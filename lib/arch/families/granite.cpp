@@ -11,18 +11,12 @@
 namespace hfi::arch {
 namespace {
 
-std::string format_multiplier(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 // The multipliers the config sets, for the summary; they scale activations, not tensors.
 std::string describe_granite_multipliers(const ConfigReader& r) {
   std::string text;
   auto item = [&](const char* key, const char* what) {
     if (const Json* f = r.field({key}); f && f->is_number())
-      text += (text.empty() ? "" : ", ") + std::string(what) + format_multiplier(f->as_double().value_or(0));
+      text += (text.empty() ? "" : ", ") + std::string(what) + format_number(f->as_double().value_or(0));
   };
   item("embedding_multiplier", "embeddings ×");
   item("residual_multiplier", "residual branches ×");
