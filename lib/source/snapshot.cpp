@@ -6,6 +6,7 @@
 #include <atomic>
 #include <thread>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 #include <system_error>
@@ -237,6 +238,63 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
   return snap;
 }
 
+namespace {
+
+std::string grouped_digits(uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// A shard name with each run of digits turned into "N": "mtp_float-2.safetensors" -> "mtp_float-N.safetensors".
+std::string name_family(std::string_view name) {
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    bool digit = name[i] >= '0' && name[i] <= '9';
+    if (!digit) out += name[i];
+    else if (i == 0 || !(name[i - 1] >= '0' && name[i - 1] <= '9')) out += 'N';
+  }
+  return out;
+}
+
+// metadata.total_size is the tensor data of the shards the weight_map names (transformers and
+// huggingface_hub write it so); with every one of them read, it must equal their headers' tensor
+// bytes. A difference that one family of shard names makes up exactly (shards appended to the
+// weight_map without updating total_size) is named.
+std::optional<std::string> total_size_mismatch(const Snapshot& snap, const std::vector<uint32_t>& index_shard) {
+  if (!snap.index->total_size) return std::nullopt;
+  for (uint32_t s : index_shard)
+    if (s == FlatIndex::kEmpty) return std::nullopt;  // a shard not read: its bytes are unknown
+  uint64_t held = 0;
+  std::map<std::string, std::pair<uint64_t, size_t>> families;  // name family -> bytes, shards
+  for (size_t i = 0; i < index_shard.size(); ++i) {
+    uint64_t bytes = 0;
+    for (const auto& t : snap.shards[index_shard[i]].header.tensors) bytes += t.bytes();
+    held += bytes;
+    auto& f = families[name_family(snap.index->shards[i])];
+    f.first += bytes;
+    ++f.second;
+  }
+  uint64_t total = *snap.index->total_size;
+  if (held == total) return std::nullopt;
+  uint64_t diff = held > total ? held - total : total - held;
+  std::string line = "metadata.total_size: " + grouped_digits(total) + " B, but the " + std::to_string(index_shard.size()) +
+                     " shard(s) the weight_map names hold " + grouped_digits(held) + " B of tensor data (" + grouped_digits(diff) +
+                     " B " + (held > total ? "more" : "less");
+  if (held > total)
+    for (const auto& [family, f] : families)
+      if (f.first == diff && f.second < index_shard.size()) {
+        line += ": exactly the " + std::to_string(f.second) + " " + family + " shard(s), which total_size leaves out";
+        break;
+      }
+  return line + ")";
+}
+
+}  // namespace
+
 std::vector<std::string> find_index_mismatches(const Snapshot& snap) {
   std::vector<std::string> out;
   if (!snap.index || snap.shards.empty()) return out;
@@ -274,6 +332,7 @@ std::vector<std::string> find_index_mismatches(const Snapshot& snap) {
   }
   for (uint32_t id = 0; id < names.size(); ++id)
     if (!listed[id]) out.push_back(std::string(names[id]) + ": in " + snap.shards[holder[id]].path + " but not in the index");
+  if (auto line = total_size_mismatch(snap, index_shard)) out.push_back(std::move(*line));
   std::sort(out.begin(), out.end());
   return out;
 }

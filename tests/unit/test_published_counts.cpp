@@ -297,3 +297,32 @@ TEST_CASE("an unknown model_type still gets exact totals and an inferred structu
   CHECK(moe.inferred->lm_head == "lm_head.weight");
   CHECK(moe.inferred->placed_params == moe.params.total);
 }
+TEST_CASE("an index whose total_size disagrees with the headers' tensor bytes is reported once") {
+  // gpt-oss-20b's index (total_size 13,761,264,768 = its three headers' tensor bytes), with
+  // total_size edited down and up.
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "index-total-size";
+  fs::remove_all(dir);
+  hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / "openai/gpt-oss-20b", dir);
+  const std::string original = hfi::testing::slurp(dir / "model.safetensors.index.json");
+  auto with_total = [&](const std::string& total) {
+    std::string index = original;
+    auto at = index.find("13761264768");
+    REQUIRE(at != std::string::npos);
+    index.replace(at, 11, total);
+    std::ofstream(dir / "model.safetensors.index.json", std::ios::trunc) << index;
+    hfi::LocalSource source(dir);
+    auto snap = hfi::load_snapshot(source);
+    REQUIRE(snap.ok());
+    return hfi::find_index_mismatches(*snap);
+  };
+  CHECK(with_total("13761264768").empty());
+  auto less = with_total("13761260672");
+  REQUIRE(less.size() == 1);
+  CHECK(less[0] == "metadata.total_size: 13,761,260,672 B, but the 3 shard(s) the weight_map names hold 13,761,264,768 B "
+                   "of tensor data (4,096 B more)");
+  auto more = with_total("13761264776");
+  REQUIRE(more.size() == 1);
+  CHECK(more[0] == "metadata.total_size: 13,761,264,776 B, but the 3 shard(s) the weight_map names hold 13,761,264,768 B "
+                   "of tensor data (8 B less)");
+}
