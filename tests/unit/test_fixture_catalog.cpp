@@ -63,6 +63,13 @@ TEST_CASE("catalogued fixtures reproduce their published figures with nothing un
         for (const auto& item : ex->items()) expected.push_back(item.as_string());
       for (const auto& line : r.index_mismatches) found.push_back(line.substr(0, line.find(':')));
       CHECK(found == expected);
+      // Published byte figures: the index's total_size against the headers' tensor data (unless
+      // the index is known to leave shards out), and the files' size on disk.
+      if (auto size = number(pub, "index_total_size"); size && expected.empty()) {
+        CHECK(r.index_total_size == size);
+        CHECK(r.storage.stored_bytes == *size);
+      }
+      if (auto bytes = number(pub, "file_bytes")) CHECK(r.storage.file_bytes == *bytes);
     } else if (snap.index) {
       REQUIRE(r.index_reconcile.has_value());
       CHECK(r.index_reconcile->missing.empty());

@@ -238,7 +238,7 @@ TEST_CASE("an index that disagrees with the headers is reported entry by entry")
     index.replace(at, from.size(), to);
   };
   replace("\"lm_head.weight\": \"model-00002-of-00002.safetensors\"", "\"lm_head.weight\": \"model-00001-of-00002.safetensors\"");
-  replace("\"model.embed_tokens.weight\": \"model-00000-of-00002.safetensors\"", "\"model.ghost.weight\": \"model-00000-of-00002.safetensors\"");
+  replace("\"model.embed_tokens.weight\": \"model-00002-of-00002.safetensors\"", "\"model.ghost.weight\": \"model-00002-of-00002.safetensors\"");
   std::ofstream(dir / "model.safetensors.index.json", std::ios::trunc) << index;
 
   hfi::LocalSource source(dir);
@@ -247,7 +247,7 @@ TEST_CASE("an index that disagrees with the headers is reported entry by entry")
   auto found = hfi::find_index_mismatches(*snap);
   REQUIRE(found.size() == 3);
   CHECK(found[0] == "lm_head.weight: index says model-00001-of-00002.safetensors, header of model-00002-of-00002.safetensors holds it");
-  CHECK(found[1] == "model.embed_tokens.weight: in model-00000-of-00002.safetensors but not in the index");
+  CHECK(found[1] == "model.embed_tokens.weight: in model-00002-of-00002.safetensors but not in the index");
   CHECK(found[2] == "model.ghost.weight: listed in the index but in no shard header");
 }
 
