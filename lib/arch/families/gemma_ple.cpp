@@ -68,6 +68,43 @@ int kv_source(const std::vector<AttentionKind>& kinds, uint64_t first_shared, At
   throw SpecError("config.json: a KV-shared layer has no earlier layer of the same attention kind to read from");
 }
 
+// The four sandwich norms and the attention of one Gemma 3n / Gemma 4 layer. A KV-sharing layer
+// has no use for its own k/v weights; writers may still store them (Google's checkpoints do),
+// unused at inference: optional, and never counted as active.
+struct GemmaAttention {
+  uint64_t hidden, heads, kv_heads, head_dim;
+  bool bias;
+  bool keys_as_values;  // Gemma 4 full layers: no v_proj
+  bool kv_shared;
+};
+
+void add_gemma_block_norms_and_attention(ArchModel& m, const std::string& p, int l, const GemmaAttention& g) {
+  for (const char* n : {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"})
+    add(m, p + n + ".weight", {g.hidden}, Role::Norm, l);
+  std::string a = p + "self_attn.";
+  uint64_t q = g.heads * g.head_dim, kv = g.kv_heads * g.head_dim;
+  add(m, a + "q_proj.weight", {q, g.hidden}, Role::Attention, l);
+  add(m, a + "q_norm.weight", {g.head_dim}, Role::Attention, l);
+  add(m, a + "o_proj.weight", {g.hidden, q}, Role::Attention, l);
+  if (g.bias) {
+    add(m, a + "q_proj.bias", {q}, Role::Attention, l);
+    add(m, a + "o_proj.bias", {g.hidden}, Role::Attention, l);
+  }
+  size_t kv_first = m.tensors.size();
+  add(m, a + "k_proj.weight", {kv, g.hidden}, Role::Attention, l);
+  add(m, a + "k_norm.weight", {g.head_dim}, Role::Attention, l);  // v_norm has no scale
+  if (!g.keys_as_values) add(m, a + "v_proj.weight", {kv, g.hidden}, Role::Attention, l);
+  if (g.bias) {
+    add(m, a + "k_proj.bias", {kv}, Role::Attention, l);
+    if (!g.keys_as_values) add(m, a + "v_proj.bias", {kv}, Role::Attention, l);
+  }
+  if (g.kv_shared)
+    for (size_t t = kv_first; t < m.tensors.size(); ++t) {
+      m.tensors[t].optional = true;
+      m.tensors[t].active_num = 0;
+    }
+}
+
 // "; KV shared: layers 20-29 reuse the KV of layer 18 (sliding) and 19 (full)", for the summary.
 std::string kv_sharing_text(const std::vector<AttentionKind>& kinds, uint64_t first_shared, uint64_t layers) {
   std::string out = "; KV shared: layers " + num(first_shared) + "-" + num(layers - 1) + " reuse the KV of layer";
@@ -447,32 +484,8 @@ Result<ArchModel> gemma4_spec(const ModelConfig& cfg) {
     bool no_v = k_eq_v && full;  // keys double as values
     bool is_shared = i >= first_shared;
 
-    for (const char* n : {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"})
-      add(m, p + n + ".weight", {hidden}, Role::Norm, l);
+    add_gemma_block_norms_and_attention(m, p, l, {hidden, heads, kvh, hd, bias, no_v, is_shared});
     add(m, p + "layer_scalar", {1}, Role::Norm, l);  // per-layer output scale
-    std::string a = p + "self_attn.";
-    add(m, a + "q_proj.weight", {heads * hd, hidden}, Role::Attention, l);
-    add(m, a + "q_norm.weight", {hd}, Role::Attention, l);
-    add(m, a + "o_proj.weight", {hidden, heads * hd}, Role::Attention, l);
-    if (bias) {
-      add(m, a + "q_proj.bias", {heads * hd}, Role::Attention, l);
-      add(m, a + "o_proj.bias", {hidden}, Role::Attention, l);
-    }
-    // A KV-sharing layer has no k/v weights in the model; writers may still store them (Google's
-    // E2B does), unused at inference: optional, and never counted as active.
-    size_t kv_first = m.tensors.size();
-    add(m, a + "k_proj.weight", {kvh * hd, hidden}, Role::Attention, l);
-    add(m, a + "k_norm.weight", {hd}, Role::Attention, l);  // v_norm has no scale
-    if (!no_v) add(m, a + "v_proj.weight", {kvh * hd, hidden}, Role::Attention, l);
-    if (bias) {
-      add(m, a + "k_proj.bias", {kvh * hd}, Role::Attention, l);
-      if (!no_v) add(m, a + "v_proj.bias", {kvh * hd}, Role::Attention, l);
-    }
-    if (is_shared)
-      for (size_t t = kv_first; t < m.tensors.size(); ++t) {
-        m.tensors[t].optional = true;
-        m.tensors[t].active_num = 0;
-      }
 
     uint64_t width = inter * (double_wide && is_shared && first_shared > 0 ? 2 : 1);
     add_swiglu(m, p + "mlp.", l, hidden, width, Role::Mlp);
@@ -605,30 +618,7 @@ Result<ArchModel> gemma3n_spec(const ModelConfig& cfg) {
     bool full = kinds[i] == AttentionKind::Full;
     sliding += !full;
     bool is_shared = i >= first_shared;
-    for (const char* n : {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"})
-      add(m, p + n + ".weight", {hidden}, Role::Norm, l);
-    std::string a = p + "self_attn.";
-    add(m, a + "q_proj.weight", {heads * head_dim, hidden}, Role::Attention, l);
-    add(m, a + "q_norm.weight", {head_dim}, Role::Attention, l);
-    add(m, a + "o_proj.weight", {hidden, heads * head_dim}, Role::Attention, l);
-    if (bias) {
-      add(m, a + "q_proj.bias", {heads * head_dim}, Role::Attention, l);
-      add(m, a + "o_proj.bias", {hidden}, Role::Attention, l);
-    }
-    // Google's checkpoints store k/v weights in the KV-sharing layers too, unused there.
-    size_t kv_first = m.tensors.size();
-    add(m, a + "k_proj.weight", {kv_heads * head_dim, hidden}, Role::Attention, l);
-    add(m, a + "k_norm.weight", {head_dim}, Role::Attention, l);  // v_norm has no scale
-    add(m, a + "v_proj.weight", {kv_heads * head_dim, hidden}, Role::Attention, l);
-    if (bias) {
-      add(m, a + "k_proj.bias", {kv_heads * head_dim}, Role::Attention, l);
-      add(m, a + "v_proj.bias", {kv_heads * head_dim}, Role::Attention, l);
-    }
-    if (is_shared)
-      for (size_t t = kv_first; t < m.tensors.size(); ++t) {
-        m.tensors[t].optional = true;
-        m.tensors[t].active_num = 0;
-      }
+    add_gemma_block_norms_and_attention(m, p, l, {hidden, heads, kv_heads, head_dim, bias, false, is_shared});
     add_swiglu(m, p + "mlp.", l, hidden, inter[i], Role::Mlp);
     std::string u = p + "altup.";
     add(m, u + "correct_output_scale", {hidden}, Role::Other, l);
