@@ -105,6 +105,27 @@ void add_gemma_block_norms_and_attention(ArchModel& m, const std::string& p, int
     }
 }
 
+// The per-layer-embedding input of one layer: gate, projection back to the hidden size, norm.
+void add_per_layer_input(ArchModel& m, const std::string& p, int l, uint64_t ple, uint64_t hidden) {
+  add(m, p + "per_layer_input_gate.weight", {ple, hidden}, Role::Other, l);
+  add(m, p + "per_layer_projection.weight", {hidden, ple}, Role::Other, l);
+  add(m, p + "post_per_layer_input_norm.weight", {hidden}, Role::Norm, l);
+}
+
+// Layer i's attention for the KV figures: sliding layers capped at `window`; a layer at or past
+// `first_shared` reads the KV of the last earlier layer of its kind.
+AttentionLayer gemma_attention_layer(const std::vector<AttentionKind>& kinds, uint64_t i, uint64_t first_shared, uint64_t heads,
+                                     uint64_t kv_heads, uint64_t head_dim, uint64_t window) {
+  AttentionLayer at;
+  at.kind = kinds[i];
+  at.heads = static_cast<uint32_t>(heads);
+  at.kv_heads = static_cast<uint32_t>(kv_heads);
+  at.qk_dim = at.v_dim = static_cast<uint32_t>(head_dim);
+  at.window = kinds[i] == AttentionKind::Sliding ? window : 0;
+  if (i >= first_shared) at.kv_source_layer = kv_source(kinds, first_shared, kinds[i]);
+  return at;
+}
+
 // "; KV shared: layers 20-29 reuse the KV of layer 18 (sliding) and 19 (full)", for the summary.
 std::string kv_sharing_text(const std::vector<AttentionKind>& kinds, uint64_t first_shared, uint64_t layers) {
   std::string out = "; KV shared: layers " + num(first_shared) + "-" + num(layers - 1) + " reuse the KV of layer";
@@ -501,20 +522,9 @@ Result<ArchModel> gemma4_spec(const ModelConfig& cfg) {
       for (const char* n : {"post_feedforward_layernorm_1", "pre_feedforward_layernorm_2", "post_feedforward_layernorm_2"})
         add(m, p + n + ".weight", {hidden}, Role::Norm, l);
     }
-    if (ple) {
-      add(m, p + "per_layer_input_gate.weight", {ple, hidden}, Role::Other, l);
-      add(m, p + "per_layer_projection.weight", {hidden, ple}, Role::Other, l);
-      add(m, p + "post_per_layer_input_norm.weight", {hidden}, Role::Norm, l);
-    }
+    if (ple) add_per_layer_input(m, p, l, ple, hidden);
 
-    AttentionLayer at;
-    at.kind = kinds[i];
-    at.heads = static_cast<uint32_t>(heads);
-    at.kv_heads = static_cast<uint32_t>(kvh);
-    at.qk_dim = at.v_dim = static_cast<uint32_t>(hd);
-    at.window = full ? 0 : window;
-    if (is_shared) at.kv_source_layer = kv_source(kinds, first_shared, kinds[i]);
-    m.attention.push_back(at);
+    m.attention.push_back(gemma_attention_layer(kinds, i, first_shared, heads, kvh, hd, window));
   }
 
   std::string kvdesc = kv_heads == heads ? "MHA" : kv_heads == 1 ? "MQA" : "GQA";
@@ -629,20 +639,9 @@ Result<ArchModel> gemma3n_spec(const ModelConfig& cfg) {
     add(m, p + "laurel.linear_left.weight", {laurel, hidden}, Role::Other, l);
     add(m, p + "laurel.linear_right.weight", {hidden, laurel}, Role::Other, l);
     add(m, p + "laurel.post_laurel_norm.weight", {hidden}, Role::Norm, l);
-    if (ple) {
-      add(m, p + "per_layer_input_gate.weight", {ple, hidden}, Role::Other, l);
-      add(m, p + "per_layer_projection.weight", {hidden, ple}, Role::Other, l);
-      add(m, p + "post_per_layer_input_norm.weight", {hidden}, Role::Norm, l);
-    }
+    if (ple) add_per_layer_input(m, p, l, ple, hidden);
 
-    AttentionLayer at;
-    at.kind = kinds[i];
-    at.heads = static_cast<uint32_t>(heads);
-    at.kv_heads = static_cast<uint32_t>(kv_heads);
-    at.qk_dim = at.v_dim = static_cast<uint32_t>(head_dim);
-    at.window = kinds[i] == AttentionKind::Sliding ? window : 0;
-    if (is_shared) at.kv_source_layer = kv_source(kinds, first_shared, kinds[i]);
-    m.attention.push_back(at);
+    m.attention.push_back(gemma_attention_layer(kinds, i, first_shared, heads, kv_heads, head_dim, window));
   }
 
   std::string kvdesc = kv_heads == heads ? "MHA" : kv_heads == 1 ? "MQA" : "GQA";
