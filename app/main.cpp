@@ -1,6 +1,9 @@
 // hfinspect: the command-line front end. It parses arguments, hands the target to inspect.cpp
 // (or the targets to check.cpp) and prints. Everything else lives in libhfinspect.
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -22,9 +25,22 @@ namespace {
   std::_Exit(code);
 }
 
+// glibc hands freed memory back to the kernel and maps each large block afresh, so the next
+// allocation faults its pages in again: a run that builds and drops ~100 MB of metadata spent a
+// third of its time in page faults. This process is short-lived, so it keeps what it frees:
+// DeepSeek-V3's warm run went from about 180 ms to 140 ms.
+void keep_freed_memory() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // blocks below 32 MB come from the heap, and return to it
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);   // never shrink the heap below 1 GB of free top
+  mallopt(M_TOP_PAD, 32 << 20);         // grow it 32 MB at a time
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  keep_freed_memory();
   CLI::App app{"hfinspect: what a Hugging Face model is made of, from its metadata alone"};
   app.set_version_flag("--version", std::string("hfinspect ") + HFINSPECT_VERSION);
   std::string target;

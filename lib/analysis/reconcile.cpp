@@ -61,20 +61,28 @@ void detect_prefixes(const ArchModel& spec, const StorageView& actual, Reconcili
 // model under "model.language_model." the vision tower is "model.visual." / "model.vision_tower.";
 // with it under "model." (original Qwen2-VL uploads) or "language_model.model." (LLaVA) the
 // towers sit at the root. Spec names outside "model." and "lm_head." get this prefix.
-std::string tower_prefix(const std::string& lm_prefix) {
-  static const std::string kLanguageModel = "language_model.";
-  return lm_prefix.ends_with("." + kLanguageModel) ? lm_prefix.substr(0, lm_prefix.size() - kLanguageModel.size()) : "";
+std::string_view tower_prefix(std::string_view lm_prefix) {
+  constexpr std::string_view kLanguageModel = "language_model.";
+  return lm_prefix.ends_with(".language_model.") ? lm_prefix.substr(0, lm_prefix.size() - kLanguageModel.size()) : "";
 }
 
-// `canonical` is x.name or one of x.alternative_names.
-std::string map_name(const ExpectedTensor& x, const std::string& canonical, const Reconciliation& r) {
-  if (x.verbatim) return canonical;
-  if (canonical.starts_with("model.")) return r.lm_prefix + canonical.substr(6);
-  if (canonical.starts_with("lm_head.")) return r.head_prefix + canonical.substr(8);
-  return tower_prefix(r.lm_prefix) + canonical;
+// `canonical` is x.name or one of x.alternative_names; the checkpoint's name goes to `out`, whose
+// buffer is reused (a spec of DeepSeek-V3 maps 92k names).
+void map_name(const ExpectedTensor& x, std::string_view canonical, const Reconciliation& r, std::string& out) {
+  out.clear();
+  if (x.verbatim) {
+    out += canonical;
+  } else if (canonical.starts_with("model.")) {
+    out += r.lm_prefix;
+    out += canonical.substr(6);
+  } else if (canonical.starts_with("lm_head.")) {
+    out += r.head_prefix;
+    out += canonical.substr(8);
+  } else {
+    out += tower_prefix(r.lm_prefix);
+    out += canonical;
+  }
 }
-
-std::string map_name(const ExpectedTensor& x, const Reconciliation& r) { return map_name(x, x.name, r); }
 
 std::vector<PatternGroup> sorted_groups(std::map<std::string, PatternGroup>& groups) {
   std::vector<PatternGroup> out;
@@ -159,11 +167,15 @@ Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
   NameLookup actual_index(actual);
 
   if (expected) {
+    std::string name, alternative;
     for (size_t e = 0; e < expected->tensors.size(); ++e) {
       const ExpectedTensor& x = expected->tensors[e];
-      std::string name = map_name(x, r);
+      map_name(x, x.name, r, name);
       auto it = actual_index.find(name);
-      for (size_t k = 0; !it && k < x.alternative_names.size(); ++k) it = actual_index.find(map_name(x, x.alternative_names[k], r));
+      for (size_t k = 0; !it && k < x.alternative_names.size(); ++k) {
+        map_name(x, x.alternative_names[k], r, alternative);
+        it = actual_index.find(alternative);
+      }
       if (!it && match_split_experts(x, name, actual, actual_index, e, r)) continue;
       if (!it) {
         if (x.optional) (x.optional_part || x.role == Role::Buffer ? r.absent_parts : r.absent_by_design).push_back(name);
@@ -220,10 +232,15 @@ IndexReconciliation reconcile_index(const ArchModel& expected, const Safetensors
   for (const auto& m : named.missing) r.missing.push_back(m.name);
   r.unexplained = named.unexplained;
   NameLookup listed(names_only);
+  std::string name;
   for (size_t i = 0; i < expected.tensors.size(); ++i) {
     const ExpectedTensor& t = expected.tensors[i];
-    bool is_listed = listed.find(map_name(t, named)).has_value();
-    for (const auto& alt : t.alternative_names) is_listed = is_listed || listed.find(map_name(t, alt, named)).has_value();
+    map_name(t, t.name, named, name);
+    bool is_listed = listed.find(name).has_value();
+    for (size_t k = 0; !is_listed && k < t.alternative_names.size(); ++k) {
+      map_name(t, t.alternative_names[k], named, name);
+      is_listed = listed.find(name).has_value();
+    }
     bool stored_optional = t.optional && is_listed;
     if (stored_optional) r.listed_optional.push_back(i);
     if (!t.optional || stored_optional) r.expected_bytes += t.params() * bytes_per_param;

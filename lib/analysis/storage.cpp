@@ -126,7 +126,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
       kind[i] = kv ? "kv scale" : "scale";
       quant_logical[k].bookkeeping_bytes += t.bytes();
       view.quant_modules[k].bookkeeping_bytes += t.bytes();
-      view.quant_modules[k].tensors.push_back(t.name);
+      ++view.quant_modules[k].stored_tensors;
       continue;
     }
     claim[i] = kStandalone;
@@ -239,7 +239,7 @@ size_t absorb_gptq_bias_buffers(StorageView& view, const std::vector<int64_t>& e
     t.bytes = b.stored_bytes;
     w.bookkeeping_bytes += t.bytes;
     m.bookkeeping_bytes += t.bytes;
-    m.tensors.push_back(t.name);
+    ++m.stored_tensors;
     view.bookkeeping.push_back(std::move(t));
   }
   for (auto& m : view.quant_modules)

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "formats/dtype.hpp"
@@ -28,7 +29,7 @@ struct LogicalTensor {
   // How the values are stored: the dtype ("BF16", "F8_E4M3") for plain tensors; for quantized
   // weights a readable scheme: "FP8 block 128x128", "FP8 per-channel", "MXFP4", "GPTQ int4 g128",
   // "AWQ int4 g128", "NF4", "INT8 (LLM.int8)", "CT int4 g128", "NVFP4", "HQQ int4 g64", ...
-  std::string format;
+  std::string_view format;  // a dtype name or interned (core/intern.hpp): alive for the whole process
   uint64_t stored_bytes = 0;    // bytes of the values themselves
   uint64_t bookkeeping_bytes = 0;  // scales and the like that belong to this weight
   bool block_scaled = false;       // FP8 values with a weight_scale_inv beside them

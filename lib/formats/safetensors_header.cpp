@@ -1,10 +1,12 @@
 #include "formats/safetensors_header.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "core/checked.hpp"
 #include "core/flat_index.hpp"
 #include "core/json.hpp"
+#include "core/json_cursor.hpp"
 
 namespace hfi {
 
@@ -31,10 +33,40 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 
-// Reads one tensor entry straight from the simdjson DOM: a header of a large MoE shard holds
-// thousands of them, and copying each into an owned Json tree first doubled the parse time.
+// Checks one tensor entry's values and builds it. Error strings are built only on the error paths:
+// this runs for every tensor of every shard.
+Result<TensorInfo> make_tensor(std::string_view key, std::string_view dtype_text, std::span<const uint64_t> dims, uint64_t begin,
+                               uint64_t end, std::string_view file) {
+  auto fail = [&](std::string_view field, const std::string& message) {
+    return malformed(std::string(file), std::string(key) + std::string(field), message);
+  };
+  TensorInfo t;
+  auto parsed = parse_dtype(dtype_text);
+  if (!parsed) return fail(".dtype", "unknown dtype \"" + std::string(dtype_text) + "\"");
+  t.dtype = *parsed;
+  t.elements = 1;
+  for (uint64_t d : dims) {
+    auto product = checked_mul(t.elements, d);
+    if (!product) return fail(".shape", "element count overflows 64 bits");
+    t.elements = *product;
+  }
+  if (end < begin) return fail(".data_offsets", "end offset is before begin offset");
+  t.begin = begin;
+  t.end = end;
+  auto bits = checked_mul(t.elements, dtype_bits(t.dtype));
+  if (!bits) return fail(".shape", "byte size overflows 64 bits");
+  if (*bits % 8 != 0) return fail(".shape", "sub-byte tensor does not fill a whole number of bytes");
+  if (t.end - t.begin != *bits / 8)
+    return fail(".data_offsets", "spans " + std::to_string(t.end - t.begin) + " bytes but " + std::to_string(t.elements) +
+                                     " elements of " + std::string(dtype_name(t.dtype)) + " need " +
+                                     std::to_string(*bits / 8));
+  t.shape.assign(dims.begin(), dims.end());
+  t.name = std::string(key);
+  return t;
+}
+
+// Reads one tensor entry from the simdjson DOM.
 Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string_view file) {
-  // Error strings are built only on the error paths: this runs for every tensor of every shard.
   auto fail = [&](std::string_view field, const std::string& message) {
     return malformed(std::string(file), std::string(key) + std::string(field), message);
   };
@@ -46,23 +78,21 @@ Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string
     else if (name == "shape") shape = value;
     else if (name == "data_offsets") offsets = value;
   }
-  TensorInfo t;
   std::string_view dtype_text;
   if (!dtype || dtype->get_string().get(dtype_text)) return fail(".dtype", "missing or not a string");
-  auto parsed = parse_dtype(dtype_text);
-  if (!parsed) return fail(".dtype", "unknown dtype \"" + std::string(dtype_text) + "\"");
-  t.dtype = *parsed;
+  if (!parse_dtype(dtype_text)) return fail(".dtype", "unknown dtype \"" + std::string(dtype_text) + "\"");
   simdjson::dom::array dims;
   if (!shape || shape->get_array().get(dims)) return fail(".shape", "missing or not an array");
-  t.elements = 1;
-  t.shape.reserve(dims.size());
+  std::vector<uint64_t> values;
+  values.reserve(dims.size());
+  uint64_t elements = 1;
   for (element dim : dims) {
     auto d = whole_number(dim);
     if (!d) return fail(".shape", "dimension is not a non-negative integer");
-    auto product = checked_mul(t.elements, *d);
+    auto product = checked_mul(elements, *d);
     if (!product) return fail(".shape", "element count overflows 64 bits");
-    t.elements = *product;
-    t.shape.push_back(*d);
+    elements = *product;
+    values.push_back(*d);
   }
   simdjson::dom::array pair;
   if (!offsets || offsets->get_array().get(pair) || pair.size() != 2)
@@ -72,35 +102,92 @@ Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string
   ++it;
   auto end = whole_number(*it);
   if (!begin || !end) return fail(".data_offsets", "offsets must be non-negative integers");
-  if (*end < *begin) return fail(".data_offsets", "end offset is before begin offset");
-  t.begin = *begin;
-  t.end = *end;
-  auto bits = checked_mul(t.elements, dtype_bits(t.dtype));
-  if (!bits) return fail(".shape", "byte size overflows 64 bits");
-  if (*bits % 8 != 0) return fail(".shape", "sub-byte tensor does not fill a whole number of bytes");
-  if (t.end - t.begin != *bits / 8)
-    return fail(".data_offsets", "spans " + std::to_string(t.end - t.begin) + " bytes but " + std::to_string(t.elements) +
-                                     " elements of " + std::string(dtype_name(t.dtype)) + " need " +
-                                     std::to_string(*bits / 8));
-  t.name = std::string(key);
-  return t;
+  return make_tensor(key, dtype_text, values, *begin, *end, file);
 }
 
-}  // namespace
+constexpr size_t kHeaderDepth = 16;
 
-Result<SafetensorsHeader> parse_safetensors_header(std::span<const unsigned char> bytes, std::string_view file,
-                                                   std::optional<uint64_t> file_size) {
-  std::string f(file);
-  auto n = read_safetensors_header_length(bytes, file, file_size);
-  if (!n) return n.error();
-  if (bytes.size() - 8 < *n)
-    return malformed(f, "header", "truncated: declared " + std::to_string(*n) + " bytes, only " +
-                                      std::to_string(bytes.size() - 8) + " available");
-  std::string_view text(reinterpret_cast<const char*>(bytes.data()) + 8, static_cast<size_t>(*n));
-  // Writers pad the header with spaces to an 8-byte boundary; JSON treats them as whitespace.
-  if (text.empty() || text.front() != '{') return malformed(f, "header", "does not start with '{'");
+Status read_metadata(element value, const std::string& f, SafetensorsHeader& h) {
+  if (!value.is_object()) return malformed(f, "__metadata__", "is not a JSON object");
+  for (auto [mk, mv] : simdjson::dom::object(value)) {
+    if (!mv.is_string()) return malformed(f, "__metadata__." + std::string(mk), "value is not a string");
+    h.metadata.emplace_back(std::string(mk), std::string(std::string_view(mv)));
+  }
+  return Ok{};
+}
+
+// The usual header (plain names, {"dtype", "shape", "data_offsets"} entries of plain integers)
+// read with JsonCursor. False for anything else, and for anything wrong: the DOM path then
+// reads the header again and gives the result, or words the error.
+// Tensor entries (and __metadata__) go to `h` in file order; `keys` collects every top-level key.
+bool read_plain_entries(std::string_view text, const std::string& f, SafetensorsHeader& h, std::vector<std::string_view>& keys) {
+  JsonCursor c(text);
+  if (!c.consume('{') || c.consume('}')) return false;
+  std::array<uint64_t, 8> dims{};
+  bool saw_metadata = false;
+  do {
+    std::string_view key;
+    if (!c.plain_string(key) || !c.consume(':')) return false;
+    keys.push_back(key);
+    if (key == "__metadata__") {
+      std::string_view value;
+      if (saw_metadata || !c.skip_value(value, static_cast<int>(kHeaderDepth) - 2)) return false;
+      saw_metadata = true;
+      JsonDom dom;
+      auto meta = dom.parse(value, f, JsonLimits{static_cast<size_t>(kMaxSafetensorsHeader), kHeaderDepth - 2});
+      if (!meta || !read_metadata(*meta, f, h)) return false;
+      continue;
+    }
+    std::string_view dtype;
+    size_t rank = 0;
+    uint64_t begin = 0, end = 0;
+    unsigned seen = 0;  // bit per field: a repeated or unknown field is the DOM path's business
+    if (!c.consume('{')) return false;
+    do {
+      std::string_view field;
+      if (!c.plain_string(field) || !c.consume(':')) return false;
+      if (field == "dtype") {
+        if ((seen & 1) || !c.plain_string(dtype)) return false;
+        seen |= 1;
+      } else if (field == "shape") {
+        if ((seen & 2) || !c.consume('[')) return false;
+        seen |= 2;
+        if (!c.consume(']')) {
+          do {
+            if (rank == dims.size() || !c.unsigned_integer(dims[rank++])) return false;
+          } while (c.consume(','));
+          if (!c.consume(']')) return false;
+        }
+      } else if (field == "data_offsets") {
+        if ((seen & 4) || !c.consume('[') || !c.unsigned_integer(begin) || !c.consume(',') || !c.unsigned_integer(end) ||
+            !c.consume(']'))
+          return false;
+        seen |= 4;
+      } else {
+        return false;
+      }
+    } while (c.consume(','));
+    if (seen != 7 || !c.consume('}')) return false;
+    auto t = make_tensor(key, dtype, std::span<const uint64_t>(dims.data(), rank), begin, end, f);
+    if (!t) return false;
+    h.tensors.push_back(std::move(t.value()));
+  } while (c.consume(','));
+  return c.consume('}') && c.at_end();
+}
+
+bool repeats_a_key(const std::vector<std::string_view>& keys) {
+  FlatIndex seen;
+  seen.reserve(keys.size());
+  auto key_of = [&](uint32_t id) { return keys[id]; };
+  for (uint32_t i = 0; i < keys.size(); ++i)
+    if (seen.insert(keys[i], i, key_of, false) != FlatIndex::kEmpty) return true;
+  return false;
+}
+
+// Every header the cursor does not take: the full parser, which words every error.
+Status read_dom_entries(std::string_view text, const std::string& f, SafetensorsHeader& h) {
   JsonDom dom;
-  auto root = dom.parse(text, file, JsonLimits{static_cast<size_t>(kMaxSafetensorsHeader), 16});
+  auto root = dom.parse(text, f, JsonLimits{static_cast<size_t>(kMaxSafetensorsHeader), kHeaderDepth});
   if (!root) {
     Error e = root.error();
     e.field = "header";
@@ -108,8 +195,6 @@ Result<SafetensorsHeader> parse_safetensors_header(std::span<const unsigned char
   }
   if (!root->is_object()) return malformed(f, "header", "is not a JSON object");
   simdjson::dom::object top(*root);
-  SafetensorsHeader h;
-  h.header_length = *n;
   h.tensors.reserve(top.size());
   std::vector<std::string_view> keys;  // views into the DOM, alive with `dom`
   keys.reserve(top.size());
@@ -121,16 +206,37 @@ Result<SafetensorsHeader> parse_safetensors_header(std::span<const unsigned char
     if (seen.insert(key, static_cast<uint32_t>(keys.size() - 1), key_of, false) != FlatIndex::kEmpty)
       return malformed(f, std::string(key), "appears twice in the header");
     if (key == "__metadata__") {
-      if (!value.is_object()) return malformed(f, "__metadata__", "is not a JSON object");
-      for (auto [mk, mv] : simdjson::dom::object(value)) {
-        if (!mv.is_string()) return malformed(f, "__metadata__." + std::string(mk), "value is not a string");
-        h.metadata.emplace_back(std::string(mk), std::string(std::string_view(mv)));
-      }
+      auto status = read_metadata(value, f, h);
+      if (!status) return status.error();
       continue;
     }
-    auto t = parse_tensor(key, value, file);
+    auto t = parse_tensor(key, value, f);
     if (!t) return t.error();
     h.tensors.push_back(std::move(t.value()));
+  }
+  return Ok{};
+}
+
+Result<SafetensorsHeader> parse_header(std::span<const unsigned char> bytes, std::string_view file, std::optional<uint64_t> file_size,
+                                       bool plain_first) {
+  std::string f(file);
+  auto n = read_safetensors_header_length(bytes, file, file_size);
+  if (!n) return n.error();
+  if (bytes.size() - 8 < *n)
+    return malformed(f, "header", "truncated: declared " + std::to_string(*n) + " bytes, only " +
+                                      std::to_string(bytes.size() - 8) + " available");
+  std::string_view text(reinterpret_cast<const char*>(bytes.data()) + 8, static_cast<size_t>(*n));
+  // Writers pad the header with spaces to an 8-byte boundary; JSON treats them as whitespace.
+  if (text.empty() || text.front() != '{') return malformed(f, "header", "does not start with '{'");
+  SafetensorsHeader h;
+  h.header_length = *n;
+  std::vector<std::string_view> keys;  // views into `text`
+  h.tensors.reserve(text.size() / 128 + 1);  // entries take ~100-150 bytes; a guess only sizes the first allocation
+  if (!plain_first || !read_plain_entries(text, f, h, keys) || repeats_a_key(keys)) {
+    h.tensors.clear();
+    h.metadata.clear();
+    auto status = read_dom_entries(text, f, h);
+    if (!status) return status.error();
   }
   std::sort(h.tensors.begin(), h.tensors.end(), [](const TensorInfo& a, const TensorInfo& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
@@ -152,6 +258,18 @@ Result<SafetensorsHeader> parse_safetensors_header(std::span<const unsigned char
                            " but the file has " + std::to_string(*file_size) + " bytes");
   }
   return h;
+}
+
+}  // namespace
+
+Result<SafetensorsHeader> parse_safetensors_header(std::span<const unsigned char> bytes, std::string_view file,
+                                                   std::optional<uint64_t> file_size) {
+  return parse_header(bytes, file, file_size, true);
+}
+
+Result<SafetensorsHeader> parse_safetensors_header_fully(std::span<const unsigned char> bytes, std::string_view file,
+                                                         std::optional<uint64_t> file_size) {
+  return parse_header(bytes, file, file_size, false);
 }
 
 }  // namespace hfi

@@ -3,6 +3,7 @@
 
 #include "core/flat_index.hpp"
 #include "core/json.hpp"
+#include "core/json_cursor.hpp"
 
 namespace hfi {
 
@@ -32,69 +33,141 @@ std::optional<uint64_t> size_value(simdjson::dom::element e) {
   return e.is_string() ? parse_decimal(std::string_view(e)) : whole_number(e);
 }
 
+Status read_metadata(simdjson::dom::element meta, const std::string& f, SafetensorsIndex& index) {
+  if (meta.is_null()) return Ok{};
+  if (!meta.is_object()) return malformed(f, "metadata", "is not a JSON object");
+  simdjson::dom::object fields(meta);
+  if (simdjson::dom::element ts; !fields["total_size"].get(ts)) {
+    auto v = size_value(ts);
+    if (!v) return malformed(f, "metadata.total_size", "is not a non-negative integer");
+    index.total_size = v;
+  }
+  if (simdjson::dom::element tp; !fields["total_parameters"].get(tp)) {
+    auto v = size_value(tp);
+    if (!v || tp.is_string()) return malformed(f, "metadata.total_parameters", "is not a non-negative integer");
+    index.total_parameters = v;
+  }
+  return Ok{};
+}
+
+// The weight_map's entries, in file order, into `index`. Names are views that must outlive the
+// builder (the DOM, or the text the cursor reads). Shards: a few hundred distinct names among
+// 100k entries, and runs of the same one, so the last one is checked first.
+class WeightMapBuilder {
+ public:
+  WeightMapBuilder(SafetensorsIndex& index, const std::string& file, size_t expected) : index_(index), file_(file) {
+    names_.reserve(expected);
+    seen_.reserve(expected);
+    index_.weight_map.reserve(expected);
+  }
+
+  Status add(std::string_view tensor, std::string_view shard) {
+    auto shard_name_of = [&](uint32_t id) { return shard_names_[id]; };
+    uint32_t sid = last_shard_ != FlatIndex::kEmpty && shard_names_[last_shard_] == shard ? last_shard_ : shard_ids_.find(shard, shard_name_of);
+    if (sid == FlatIndex::kEmpty) {
+      if (auto reason = unsafe_shard_name_reason(shard); !reason.empty())
+        return malformed(file_, "weight_map." + std::string(tensor), "shard name \"" + std::string(shard) + "\" " + reason);
+    }
+    names_.push_back(tensor);
+    if (seen_.insert(tensor, static_cast<uint32_t>(names_.size() - 1), [&](uint32_t id) { return names_[id]; }, false) !=
+        FlatIndex::kEmpty) {
+      names_.pop_back();
+      index_.claimed_twice.emplace_back(tensor);
+      return Ok{};
+    }
+    if (sid == FlatIndex::kEmpty) {
+      sid = static_cast<uint32_t>(shard_names_.size());
+      shard_names_.push_back(shard);
+      shard_ids_.insert(shard, sid, shard_name_of, false);
+      index_.shards.emplace_back(shard);
+    }
+    last_shard_ = sid;
+    index_.weight_map.emplace_back(std::string(tensor), sid);
+    return Ok{};
+  }
+
+ private:
+  SafetensorsIndex& index_;
+  const std::string& file_;
+  std::vector<std::string_view> names_;
+  FlatIndex seen_;
+  std::vector<std::string_view> shard_names_;
+  FlatIndex shard_ids_;
+  uint32_t last_shard_ = FlatIndex::kEmpty;
+};
+
+constexpr JsonLimits kIndexLimits{};
+
+// The common index, {"metadata": {...}, "weight_map": {"name": "shard", ...}} with plain names,
+// read with JsonCursor; nullopt for anything else, which the full parser then reads.
+std::optional<SafetensorsIndex> parse_plain_index(std::string_view text, const std::string& f) {
+  if (text.size() > kIndexLimits.max_bytes) return std::nullopt;
+  JsonCursor c(text);
+  SafetensorsIndex index;
+  bool saw_map = false, saw_metadata = false;
+  if (!c.consume('{')) return std::nullopt;
+  if (c.consume('}')) return std::nullopt;  // no weight_map: the full parser words that
+  do {
+    std::string_view key;
+    if (!c.plain_string(key) || !c.consume(':')) return std::nullopt;
+    if (key == "weight_map" && !saw_map) {
+      saw_map = true;
+      // ~100 bytes per entry in real indexes; a guess only sizes the first allocation.
+      WeightMapBuilder map(index, f, text.size() / 96 + 16);
+      if (!c.consume('{')) return std::nullopt;
+      if (c.consume('}')) continue;
+      do {
+        std::string_view tensor, shard;
+        if (!c.plain_string(tensor) || !c.consume(':') || !c.plain_string(shard)) return std::nullopt;
+        if (!map.add(tensor, shard)) return std::nullopt;
+      } while (c.consume(','));
+      if (!c.consume('}')) return std::nullopt;
+    } else if (key == "metadata" && !saw_metadata) {
+      saw_metadata = true;
+      std::string_view value;
+      // One level less than the whole document allows, and one more for safety: when in doubt
+      // the full parser decides.
+      if (!c.skip_value(value, static_cast<int>(kIndexLimits.max_depth) - 2)) return std::nullopt;
+      JsonDom dom;
+      auto meta = dom.parse(value, f, JsonLimits{kIndexLimits.max_bytes, kIndexLimits.max_depth - 2});
+      if (!meta || !read_metadata(*meta, f, index)) return std::nullopt;
+    } else {
+      return std::nullopt;  // other members, or a repeated one: rare, and the full parser's business
+    }
+  } while (c.consume(','));
+  if (!c.consume('}') || !c.at_end() || !saw_map) return std::nullopt;
+  return index;
+}
+
 }  // namespace
 
-// Reads the simdjson DOM directly: indexes of large MoE models list 100k+ tensors, and an owned
-// Json copy of them cost more than everything else in the parse.
 Result<SafetensorsIndex> parse_safetensors_index(std::string_view text, std::string_view file) {
   std::string f(file);
+  if (auto plain = parse_plain_index(text, f)) return std::move(*plain);
+  return parse_safetensors_index_fully(text, file);
+}
+
+Result<SafetensorsIndex> parse_safetensors_index_fully(std::string_view text, std::string_view file) {
+  std::string f(file);
   JsonDom dom;
-  auto root = dom.parse(text, file);
+  auto root = dom.parse(text, file, kIndexLimits);
   if (!root) return root.error();
   if (!root->is_object()) return malformed(f, "", "is not a JSON object");
   simdjson::dom::object top(*root);
   SafetensorsIndex index;
-  if (simdjson::dom::element meta; !top["metadata"].get(meta) && !meta.is_null()) {
-    if (!meta.is_object()) return malformed(f, "metadata", "is not a JSON object");
-    simdjson::dom::object fields(meta);
-    if (simdjson::dom::element ts; !fields["total_size"].get(ts)) {
-      auto v = size_value(ts);
-      if (!v) return malformed(f, "metadata.total_size", "is not a non-negative integer");
-      index.total_size = v;
-    }
-    if (simdjson::dom::element tp; !fields["total_parameters"].get(tp)) {
-      auto v = size_value(tp);
-      if (!v || tp.is_string()) return malformed(f, "metadata.total_parameters", "is not a non-negative integer");
-      index.total_parameters = v;
-    }
+  if (simdjson::dom::element meta; !top["metadata"].get(meta)) {
+    auto status = read_metadata(meta, f, index);
+    if (!status) return status.error();
   }
   simdjson::dom::element map;
   if (top["weight_map"].get(map) || !map.is_object()) return malformed(f, "weight_map", "missing or not a JSON object");
   simdjson::dom::object entries(map);
-  // Names are views into the DOM, which outlives the lookups. Shards: a few hundred distinct
-  // names among 100k entries, and runs of the same one, so the last one is checked first.
-  std::vector<std::string_view> names;
-  names.reserve(entries.size());
-  FlatIndex seen;
-  seen.reserve(entries.size());
-  auto name_of = [&](uint32_t id) { return names[id]; };
-  std::vector<std::string_view> shard_names;
-  auto shard_name_of = [&](uint32_t id) { return shard_names[id]; };
-  FlatIndex shard_ids;
-  uint32_t last_shard = FlatIndex::kEmpty;
-  index.weight_map.reserve(entries.size());
+  WeightMapBuilder builder(index, f, entries.size());  // names are views into the DOM, which outlives it
   for (auto [tensor, shard] : entries) {
     std::string_view name;
     if (shard.get_string().get(name)) return malformed(f, "weight_map." + std::string(tensor), "shard name is not a string");
-    uint32_t sid = last_shard != FlatIndex::kEmpty && shard_names[last_shard] == name ? last_shard : shard_ids.find(name, shard_name_of);
-    if (sid == FlatIndex::kEmpty) {
-      if (auto reason = unsafe_shard_name_reason(name); !reason.empty())
-        return malformed(f, "weight_map." + std::string(tensor), "shard name \"" + std::string(name) + "\" " + reason);
-    }
-    names.push_back(tensor);
-    if (seen.insert(tensor, static_cast<uint32_t>(names.size() - 1), name_of, false) != FlatIndex::kEmpty) {
-      names.pop_back();
-      index.claimed_twice.emplace_back(tensor);
-      continue;
-    }
-    if (sid == FlatIndex::kEmpty) {
-      sid = static_cast<uint32_t>(shard_names.size());
-      shard_names.push_back(name);
-      shard_ids.insert(name, sid, shard_name_of, false);
-      index.shards.emplace_back(name);
-    }
-    last_shard = sid;
-    index.weight_map.emplace_back(std::string(tensor), sid);
+    auto status = builder.add(tensor, name);
+    if (!status) return status.error();
   }
   return index;
 }

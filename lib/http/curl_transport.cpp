@@ -97,6 +97,13 @@ void choose_mode(Job& job) {
   } else {
     job.keep = kMaxErrorBody;
   }
+  // One allocation for the body instead of a doubling series of copies (a 9 MB index went
+  // through eleven). The server's Content-Length is only trusted as far as `keep` allows.
+  if (job.keep > 0) {
+    auto length = job.headers.find("content-length");
+    auto declared = length == job.headers.end() ? std::nullopt : parse_decimal(length->second);
+    if (declared) job.response.body.reserve(static_cast<size_t>(std::min(*declared, job.keep)));
+  }
 }
 
 size_t on_body(char* data, size_t size, size_t count, void* user) {

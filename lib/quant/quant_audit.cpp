@@ -111,7 +111,7 @@ void check_modules(const std::vector<QuantDeclaration>& decls, const StorageView
         s.findings.push_back({"scale-shape", m.module,
                               m.module + " has one scale per " + std::to_string(*m.group_size) + " inputs, the config declares group_size " +
                                   std::to_string(*group)});
-      if (d->block_size.size() == 2 && m.block.size() == 2 && d->block_size != m.block && m.problems.empty())
+      if (d->block_size.size() == 2 && m.block[0] != 0 && (d->block_size[0] != m.block[0] || d->block_size[1] != m.block[1]) && m.problems.empty())
         s.findings.push_back({"scale-shape", m.module,
                               m.module + " has " + std::to_string(m.block[0]) + "x" + std::to_string(m.block[1]) +
                                   " scale blocks, the config declares " + std::to_string(d->block_size[0]) + "x" +
@@ -180,7 +180,7 @@ QuantSummary audit_quantization(const std::vector<QuantDeclaration>& decls, cons
       bool quant_repo = s.quantized_modules > 0 && s.declared && decodable(s.declared->scheme);
       if (quant_repo && !excluded(decls, module_of(t.name)) && !excluded(decls, t.name))
         s.findings.push_back({"unquantized-linear", module_of(t.name),
-                              t.name + " is stored as " + t.format + " although " + s.declared->file +
+                              t.name + " is stored as " + std::string(t.format) + " although " + s.declared->file +
                                   " quantizes it (no exclusion matches)"});
     }
   }

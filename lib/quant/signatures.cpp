@@ -5,6 +5,8 @@
 
 #include "quant/decode.hpp"
 
+#include "core/intern.hpp"
+
 namespace hfi::quant {
 namespace {
 
@@ -195,17 +197,12 @@ std::optional<Decoded> Builder::finish(std::vector<uint64_t> shape, std::string 
   const TensorInfo& a = anchor();
   d_.logical.params = shape.empty() ? 0 : product(shape);
   d_.logical.shape = std::move(shape);
-  d_.logical.format = std::move(format);
+  d_.logical.format = intern(format);
   d_.logical.stored_bytes = a.bytes();
   d_.module.value_bytes = a.bytes();
-  d_.module.tensors.clear();
-  d_.module.tensors.reserve(1 + d_.companions.size());
-  d_.module.tensors.push_back(a.name);
+  d_.module.stored_tensors = static_cast<uint32_t>(1 + d_.companions.size());
   uint64_t book = 0;
-  d_.companions.each([&](const Companion& c) {
-    book += idx_.at(c.tensor).bytes();
-    d_.module.tensors.push_back(idx_.at(c.tensor).name);
-  });
+  d_.companions.each([&](const Companion& c) { book += idx_.at(c.tensor).bytes(); });
   d_.logical.bookkeeping_bytes = book;
   d_.module.bookkeeping_bytes = book;
   return std::optional<Decoded>(std::move(d_));

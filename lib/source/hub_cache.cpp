@@ -171,10 +171,10 @@ std::optional<uint64_t> take_le(std::string_view data, size_t& at, int n) {
   return v;
 }
 
-// The pack's records, or nullopt when the file is not a whole, well-formed pack.
-std::optional<std::map<std::string, std::string>> parse_header_pack(std::string_view data) {
+// The pack's records (views into `data`), or nullopt when the file is not a whole, well-formed pack.
+std::optional<std::map<std::string, std::string_view>> parse_header_pack(std::string_view data) {
   if (!data.starts_with(kPackMagic)) return std::nullopt;
-  std::map<std::string, std::string> out;
+  std::map<std::string, std::string_view> out;
   size_t at = kPackMagic.size();
   while (at < data.size()) {
     auto path_len = take_le(data, at, 4);
@@ -183,7 +183,7 @@ std::optional<std::map<std::string, std::string>> parse_header_pack(std::string_
     at += static_cast<size_t>(*path_len);
     auto len = take_le(data, at, 8);
     if (!len || data.size() - at < *len || !safe_repo_path(path)) return std::nullopt;
-    out[path] = std::string(data.substr(at, static_cast<size_t>(*len)));
+    out[path] = data.substr(at, static_cast<size_t>(*len));
     at += static_cast<size_t>(*len);
   }
   return out;
@@ -294,19 +294,19 @@ std::vector<Result<std::string>> CachedSource::read_ranges(const std::vector<Ran
       continue;
     }
     if (!header_pack_) {
-      auto bytes = read_small(own_ / "headers.pack", kMaxPackBytes);
-      header_pack_ = bytes ? parse_header_pack(*bytes) : std::nullopt;
+      if (auto bytes = read_small(own_ / "headers.pack", kMaxPackBytes)) header_pack_bytes_ = std::move(*bytes);
+      header_pack_ = parse_header_pack(header_pack_bytes_);
       if (!header_pack_) header_pack_.emplace();  // none, or damaged: as good as empty
     }
-    const std::string* prefix = nullptr;
+    std::optional<std::string_view> prefix;
     std::optional<std::string> old_layout;
     if (auto it = header_pack_->find(r.path); it != header_pack_->end()) {
-      prefix = &it->second;
+      prefix = it->second;
     } else if ((old_layout = read_header_file(own_, r.path))) {
-      prefix = &*old_layout;
+      prefix = *old_layout;
     }
     if (prefix && r.offset < prefix->size()) {
-      out.emplace_back(prefix->substr(static_cast<size_t>(r.offset), static_cast<size_t>(r.length)));
+      out.emplace_back(std::string(prefix->substr(static_cast<size_t>(r.offset), static_cast<size_t>(r.length))));
       continue;
     }
     // A complete file another tool downloaded (size as listed) serves any range.

@@ -88,7 +88,9 @@ class CachedSource final : public Source {
   std::string repo_id_;
   std::string commit_;
   LocalSource snapshot_files_;
-  std::optional<std::map<std::string, std::string>> header_pack_;  // read on first use
+  // headers.pack, read on first use: its bytes, and each shard's record as a view into them.
+  std::string header_pack_bytes_;
+  std::optional<std::map<std::string, std::string_view>> header_pack_;
   Listing listing_kind_ = Listing::Recorded;
   std::optional<std::vector<FileEntry>> listing_;
   std::vector<std::string> misses_;

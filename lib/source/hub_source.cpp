@@ -265,7 +265,7 @@ Status HubSource::open(std::optional<RepoInfo> known) {
   std::vector<std::string> stale;
   for (size_t i = 0; i < round_one_files().size(); ++i) {
     const std::string& path = round_one_files()[i];
-    const http::Response& r = responses[first_file + i];
+    http::Response& r = responses[first_file + i];
     std::string commit = r.first_header("x-repo-commit");
     if (!commit.empty() && commit != info_.commit) {
       stale.push_back(path);
@@ -290,7 +290,7 @@ Status HubSource::open(std::optional<RepoInfo> known) {
   return Ok{};
 }
 
-Result<std::optional<std::string>> HubSource::take_file(const std::string& path, const http::Response& r) {
+Result<std::optional<std::string>> HubSource::take_file(const std::string& path, http::Response& r) {
   if (r.status == 404) {
     // Absent means the Hub itself said EntryNotFound (or a mirror's bare 404 with no redirect in
     // between) for a file the listing does not name. A 404 further down a redirect chain, or for
@@ -312,7 +312,7 @@ Result<std::optional<std::string>> HubSource::take_file(const std::string& path,
   std::string etag = normalized_etag(r.first_header("x-linked-etag"));
   if (etag.empty()) etag = normalized_etag(r.first_header("etag"));
   if (cache_ && !cache_->store_file(info_.commit, path, etag, r.body) && !etag.empty()) cache_failed();
-  return std::optional<std::string>(r.body);
+  return std::optional<std::string>(std::move(r.body));
 }
 
 Result<std::vector<FileEntry>> HubSource::list_files() {
@@ -331,16 +331,16 @@ Result<std::optional<std::string>> HubSource::read_file(const std::string& path,
   if (auto it = prefetched_.find(path); it != prefetched_.end()) {
     if (it->second && it->second->size() > max_bytes)
       return malformed(path, "", "is " + std::to_string(it->second->size()) + " bytes, over the limit of " + std::to_string(max_bytes));
-    return it->second;
+    std::optional<std::string> bytes = std::move(it->second);
+    prefetched_.erase(it);
+    return bytes;
   }
   if (!listed(path)) return std::optional<std::string>{};  // the listing is authoritative for this commit
   http::Request request;
   request.url = file_url(path);
   request.max_body = max_bytes;
   auto response = transport_.perform({request}, path).front();
-  auto taken = take_file(path, response);
-  if (taken) prefetched_[path] = taken.value();
-  return taken;
+  return take_file(path, response);
 }
 
 void HubSource::remember_header_bytes(const std::string& path, uint64_t offset, std::string_view bytes) {

@@ -57,7 +57,8 @@ class HubSource final : public Source {
   std::string file_url(const std::string& path) const;
   bool listed(const std::string& path) const;
   // Takes a whole-file response: the bytes, nullopt for an absent file, or the error.
-  Result<std::optional<std::string>> take_file(const std::string& path, const http::Response& response);
+  // Checks a file's response and stores it in the cache; the body moves out of `response`.
+  Result<std::optional<std::string>> take_file(const std::string& path, http::Response& response);
   void remember_header_bytes(const std::string& path, uint64_t offset, std::string_view bytes);
   // Sends the header reads of the shards the listing already names, on a thread, so they travel
   // while the caller parses the index that names them officially.
@@ -74,6 +75,8 @@ class HubSource final : public Source {
   uint64_t probe_bytes_;
   bool opened_ = false;
   RepoInfo info_;
+  // Round one's files until load_snapshot reads them: each is handed over (moved, not copied: an
+  // index can be tens of MB) on its first read; a second read fetches again.
   std::map<std::string, std::optional<std::string>> prefetched_;
   std::map<std::string, http::Response> early_;  // header reads sent before they were asked for
   std::unique_ptr<http::Transport> early_transport_;  // used by early_thread_ alone

@@ -80,7 +80,7 @@ hfi::StorageView check_one(const std::vector<T>& tensors, const Expect& e) {
   CHECK(m.group_size == e.group);
   CHECK(m.value_bytes == e.value_bytes);
   CHECK(m.bookkeeping_bytes == e.bookkeeping_bytes);
-  CHECK(m.tensors.size() == tensors.size());
+  CHECK(m.stored_tensors == tensors.size());
   REQUIRE(v.logical.size() == 1);
   REQUIRE(m.logical == 0);
   const hfi::LogicalTensor& l = v.logical[0];
@@ -122,14 +122,14 @@ const std::string P = "model.layers.0.self_attn.q_proj";
 TEST_CASE("quant layout: FP8 block 128x128 with F32 scales (16,781,312 B, 8.002 bpw)") {
   std::vector<T> t = {{P + ".weight", Dtype::F8_E4M3, {4096, 4096}}, {P + ".weight_scale_inv", Dtype::F32, {32, 32}}};
   auto v = check_one(t, {QuantScheme::Fp8Block, P + ".weight", {4096, 4096}, "FP8 block 128x128", kN, 4'096, 8, std::nullopt});
-  CHECK(v.quant_modules[0].block == std::vector<uint64_t>{128, 128});
+  CHECK(v.quant_modules[0].block == std::array<uint64_t, 2>{128, 128});
   CHECK(v.logical[0].block_scaled);
   CHECK(kind_of(v, "_scale_inv") == "block scale");
   CHECK(kN + 4'096 == 16'781'312u);
   CHECK(bpw(v) == Approx(8.002).margin(0.0005));
   // DeepSeek-V3 kv_a_proj_with_mqa: 576 rows -> 5 row blocks of 128 (the last one padded).
   auto edge = hfi::decode_storage(shard({{"a.weight", Dtype::F8_E4M3, {576, 7168}}, {"a.weight_scale_inv", Dtype::F32, {5, 56}}}));
-  CHECK(only_module(edge).block == std::vector<uint64_t>{128, 128});
+  CHECK(only_module(edge).block == std::array<uint64_t, 2>{128, 128});
   CHECK(only_module(edge).problems.empty());
   // Without its scale, the F8 weight is still a quantized module, with the scale missing.
   auto bare = hfi::decode_storage(shard(without(t, "_scale_inv")));
@@ -159,7 +159,7 @@ TEST_CASE("quant layout: fused expert tensors keep their names (FP8 scale_inv ru
   auto ds = hfi::decode_storage(shard({{X, Dtype::F8_E4M3, {8, 4096, 2048}}, {X + "_scale_inv", Dtype::F32, {8, 32, 16}}}));
   REQUIRE(ds.quant_modules.size() == 1);
   CHECK(ds.quant_modules[0].scheme == QuantScheme::Fp8Block);
-  CHECK(ds.quant_modules[0].block == std::vector<uint64_t>{128, 128});
+  CHECK(ds.quant_modules[0].block == std::array<uint64_t, 2>{128, 128});
   CHECK(ds.logical[0].name == X);
   CHECK(ds.bookkeeping[0].owner == X);
   // FBGEMM Llama-4 experts: gate_up_proj [E, H, 2I] + gate_up_proj_scale [E, 1, 2I]; down_proj
@@ -528,7 +528,7 @@ TEST_CASE("quant layout: DeepSeek-V3 and gpt-oss-20b fixtures decode without pro
   CHECK(ds.orphan_quant_tensors.empty());
   size_t clean = 0;
   for (const auto& m : ds.quant_modules)
-    clean += m.scheme == QuantScheme::Fp8Block && m.block == std::vector<uint64_t>{128, 128} && m.problems.empty() &&
+    clean += m.scheme == QuantScheme::Fp8Block && m.block == std::array<uint64_t, 2>{128, 128} && m.problems.empty() &&
              m.missing.empty() && m.bits == 8u;
   CHECK(clean == ds.quant_modules.size());
   auto oss = load("openai/gpt-oss-20b");
