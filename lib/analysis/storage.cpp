@@ -139,6 +139,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   view.bookkeeping.reserve(vocabulary);
   std::vector<uint32_t> placed_order;  // modules in the stored order of their weights
   placed_order.reserve(view.quant_modules.size());
+  std::vector<std::pair<size_t, size_t>> owned_by_module;  // bookkeeping entry, module: owner set once all are placed
   for (uint32_t i = 0; i < n; ++i) {
     const TensorInfo& t = idx.at(i);
     if (claim[i] >= 0 && anchor_of[static_cast<size_t>(claim[i])] == i) {
@@ -151,13 +152,8 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     if (claim[i] != kUnclaimed) {
       BookkeepingTensor b;
       b.name = t.name;
-      if (claim[i] == kStandalone) {
-        b.owner = std::string(standalone_owner.at(i));
-      } else {
-        auto k = static_cast<size_t>(claim[i]);  // the owner's name: in quant_logical until its weight is placed
-        size_t placed = view.quant_modules[k].logical;
-        b.owner = placed != SIZE_MAX ? view.logical[placed].name : quant_logical[k].name;
-      }
+      if (claim[i] == kStandalone) b.module = std::string(standalone_owner.at(i));
+      else owned_by_module.emplace_back(view.bookkeeping.size(), static_cast<size_t>(claim[i]));
       b.kind = kind[i];
       b.dtype = t.dtype;
       b.elements = t.elements;
@@ -175,6 +171,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     if (distinctive[i]) view.orphan_quant_tensors.push_back(t.name);
     view.logical.push_back(std::move(l));
   }
+  for (auto [entry, k] : owned_by_module) view.bookkeeping[entry].owner = view.quant_modules[k].logical;
   // Modules were found in the order of their first vocabulary tensor; list them in stored order.
   bool in_order = true;
   for (size_t j = 0; j < placed_order.size() && in_order; ++j) in_order = placed_order[j] == j;
@@ -225,6 +222,8 @@ size_t absorb_gptq_bias_buffers(StorageView& view, const std::vector<int64_t>& e
       new_index[i] = kept.size();
       kept.push_back(std::move(view.logical[i]));
     }
+  for (auto& b : view.bookkeeping)
+    if (b.owner < new_index.size()) b.owner = new_index[b.owner];
   for (size_t i = 0; i < view.logical.size(); ++i) {
     if (owner[i] == SIZE_MAX) continue;
     QuantModule& m = view.quant_modules[owner[i]];
@@ -232,7 +231,7 @@ size_t absorb_gptq_bias_buffers(StorageView& view, const std::vector<int64_t>& e
     LogicalTensor& w = kept[new_index[m.logical]];
     BookkeepingTensor t;
     t.name = b.name;
-    t.owner = w.name;
+    t.owner = new_index[m.logical];
     t.kind = "bias buffer";
     t.dtype = parse_dtype(b.format).value_or(Dtype::F16);
     t.elements = b.params;
@@ -246,6 +245,11 @@ size_t absorb_gptq_bias_buffers(StorageView& view, const std::vector<int64_t>& e
     if (m.logical < new_index.size()) m.logical = new_index[m.logical];
   view.logical = std::move(kept);
   return moved;
+}
+
+std::string_view owner_name(const StorageView& view, const BookkeepingTensor& b) {
+  if (b.owner < view.logical.size()) return view.logical[b.owner].name;
+  return b.module;
 }
 
 }  // namespace hfi

@@ -38,11 +38,17 @@ struct LogicalTensor {
 
 struct BookkeepingTensor {
   std::string name;
-  std::string owner;  // logical tensor it belongs to
-  // "block scale", "mx exponent", "scale", "zero point", "g_idx", "global scale", "input scale",
-  // "kv scale", "absmax", "quant map", "quant state", "nested absmax", "nested quant map", "SCB",
-  // "weight format", "weight shape", "pre-quant scale", "output scale", "metadata", "bias buffer"
-  std::string kind;
+  // The logical weight it belongs to, as a position in StorageView::logical (a name apiece cost
+  // DeepSeek-V3 46k string copies); kNoOwner for scales of a whole module with no quantized
+  // weight (KV-cache scales, AWQ act.scales), whose module prefix is then `module`.
+  static constexpr size_t kNoOwner = SIZE_MAX;
+  size_t owner = kNoOwner;
+  std::string module;
+  // Static text: "block scale", "mx exponent", "scale", "zero point", "g_idx", "global scale",
+  // "input scale", "kv scale", "absmax", "quant map", "quant state", "nested absmax",
+  // "nested quant map", "SCB", "weight format", "weight shape", "pre-quant scale", "output scale",
+  // "metadata", "bias buffer".
+  std::string_view kind;
   Dtype dtype = Dtype::F32;
   uint64_t elements = 0;
   uint64_t bytes = 0;
@@ -62,6 +68,9 @@ struct StorageView {
 };
 
 StorageView decode_storage(const std::vector<ShardHeader>& shards);
+
+// What a bookkeeping tensor belongs to: its logical weight's name, or its module's prefix.
+std::string_view owner_name(const StorageView& view, const BookkeepingTensor& b);
 
 // AutoGPTQ up to 0.4 built every QuantLinear with a bias buffer (make_quant passed bias=True) and
 // saved it: `<module>.bias` F16 [out] beside qweight, all zeros where the float Linear had no bias

@@ -152,7 +152,7 @@ QuantSummary audit_quantization(const std::vector<QuantDeclaration>& decls, cons
   for (const auto& m : storage.quant_modules) module_bookkeeping += m.bookkeeping_bytes;
   std::map<std::string, uint64_t> by_kind;
   for (const auto& b : storage.bookkeeping) {
-    by_kind[b.kind] += b.bytes;
+    by_kind[std::string(b.kind)] += b.bytes;
     s.bookkeeping_bytes += b.bytes;
   }
   s.bookkeeping_by_kind.assign(by_kind.begin(), by_kind.end());
