@@ -156,6 +156,8 @@ std::optional<uint64_t> content_range_total(const Headers& headers) {
   return parse_decimal(std::string_view(it->second).substr(slash + 1));
 }
 
+constexpr long kIdleConnectionsKept = 16;
+
 class CurlTransport final : public Transport {
  public:
   explicit CurlTransport(ClientOptions options, std::shared_ptr<std::atomic<size_t>> sent = std::make_shared<std::atomic<size_t>>(0))
@@ -163,7 +165,11 @@ class CurlTransport final : public Transport {
     global_init_once();
     multi_ = curl_multi_init();
     curl_multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
-    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(options_.max_in_flight + 8));
+    // Idle connections kept for reuse: a handful. Over HTTP/2 (the Hub, its CDN) one connection
+    // per origin carries every transfer; over HTTP/1.1 each transfer of a parallel round needs a
+    // connection of its own anyway, and keeping a round's hundreds open afterwards only ties up
+    // the server (a thread each on simple servers, polling until its keep-alive timeout).
+    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, kIdleConnectionsKept);
   }
   ~CurlTransport() override { curl_multi_cleanup(multi_); }
   CurlTransport(const CurlTransport&) = delete;
