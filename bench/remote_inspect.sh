@@ -110,6 +110,16 @@ echo "== @huggingface/hub parseSafetensorsMetadata" >&2
 run "huggingface.js" "${isolated[@]}" node "$peer/parse.mjs" "$endpoint" "$repo"
 peer_inner="$(json_get wall_ms <"$work/huggingface.js.out" 2>/dev/null)"
 
+# The floor this hub and machine set for any client: curl fetching only what a cold run needs (the
+# repository info, then every shard's first 100,008 bytes through the Hub's 302, all in parallel),
+# parsing nothing. hfinspect's cold wall time minus this row is what its own work costs.
+echo "== network floor: curl, no parsing" >&2
+curl -fsS "$endpoint/api/models/$repo" |
+  node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{for(const f of JSON.parse(s).siblings||[])if(f.rfilename.endsWith(".safetensors"))console.log(f.rfilename)})' |
+  while read -r shard; do printf 'url = "%s/%s/resolve/%s/%s"\noutput = "/dev/null"\n' "$endpoint" "$repo" "$commit" "$shard"; done >"$work/floor.curl"
+run "curl-floor" bash -c 'curl -fsS "$1/api/models/$2/revision/main?blobs=true" >/dev/null &&
+  curl -fsS -L -r 0-100007 --parallel --parallel-immediate --parallel-max 512 -K "$3"' _ "$endpoint" "$repo" "$work/floor.curl"
+
 echo
 echo "repo $repo at $commit, ${latency_ms} ms added to every response (hub and CDN)"
 printf '%-16s %9s %6s %6s %9s %7s %9s  %s\n' tool requests hub cdn wall_ms rounds peak_MB status

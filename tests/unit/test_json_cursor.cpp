@@ -57,7 +57,8 @@ TEST_CASE("json cursor: plain strings only, views into the text") {
   for (size_t at = 0; at < 20; ++at) {
     std::string body(20, 'x');
     body[at] = '\\';
-    JsonCursor k("\"" + body + "\"");
+    std::string escaped = "\"" + body + "\"";  // the cursor views its text: keep it alive
+    JsonCursor k(escaped);
     CHECK_FALSE(k.plain_string(s));
     body[at] = '"';  // a string ends there
     std::string doc = "\"" + body + "\"";
