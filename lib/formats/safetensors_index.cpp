@@ -57,7 +57,7 @@ class WeightMapBuilder {
  public:
   WeightMapBuilder(SafetensorsIndex& index, const std::string& file, size_t expected) : index_(index), file_(file) {
     names_.reserve(expected);
-    seen_.reserve(expected);
+    index_.by_name.reserve(expected);
     index_.weight_map.reserve(expected);
   }
 
@@ -68,8 +68,9 @@ class WeightMapBuilder {
       if (auto reason = unsafe_shard_name_reason(shard); !reason.empty())
         return malformed(file_, "weight_map." + std::string(tensor), "shard name \"" + std::string(shard) + "\" " + reason);
     }
+    // names_[id] is weight_map[id].first, as a view into the text: index_.by_name outlives both.
     names_.push_back(tensor);
-    if (seen_.insert(tensor, static_cast<uint32_t>(names_.size() - 1), [&](uint32_t id) { return names_[id]; }, false) !=
+    if (index_.by_name.insert(tensor, static_cast<uint32_t>(names_.size() - 1), [&](uint32_t id) { return names_[id]; }, false) !=
         FlatIndex::kEmpty) {
       names_.pop_back();
       index_.claimed_twice.emplace_back(tensor);
@@ -90,7 +91,6 @@ class WeightMapBuilder {
   SafetensorsIndex& index_;
   const std::string& file_;
   std::vector<std::string_view> names_;
-  FlatIndex seen_;
   std::vector<std::string_view> shard_names_;
   FlatIndex shard_ids_;
   uint32_t last_shard_ = FlatIndex::kEmpty;

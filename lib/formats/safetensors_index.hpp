@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/flat_index.hpp"
 
 namespace hfi {
 
@@ -18,6 +19,10 @@ struct SafetensorsIndex {
   std::vector<std::pair<std::string, uint32_t>> weight_map;  // tensor -> position in `shards`, file order
   std::vector<std::string> shards;                           // distinct shard names, first-seen order
   std::vector<std::string> claimed_twice;                       // tensors listed more than once
+  // Tensor name -> position in weight_map, built while parsing (keys: weight_map[id].first), so
+  // that checking 100k header tensors against the index needs no second table.
+  FlatIndex by_name;
+  std::string_view name_of(uint32_t id) const { return weight_map[id].first; }
 };
 
 // Rejects shard names that could escape the repository: "..", absolute paths, URLs, backslashes,

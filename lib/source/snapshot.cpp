@@ -298,40 +298,41 @@ std::optional<std::string> total_size_mismatch(const Snapshot& snap, const std::
 std::vector<std::string> find_index_mismatches(const Snapshot& snap) {
   std::vector<std::string> out;
   if (!snap.index || snap.shards.empty()) return out;
-  // One lookup over every header tensor (views into snap, which outlives it); walking the index
-  // marks what it lists, and whatever stays unmarked is missing from the index.
-  std::vector<std::string_view> names;
-  std::vector<uint32_t> holder;  // position in snap.shards
-  for (uint32_t s = 0; s < snap.shards.size(); ++s)
-    for (const auto& t : snap.shards[s].header.tensors) {
-      names.push_back(t.name);
-      holder.push_back(s);
-    }
-  auto name_of = [&](uint32_t id) { return names[id]; };
-  FlatIndex location;
-  location.reserve(names.size());
-  std::vector<bool> listed(names.size(), false);
-  for (uint32_t id = 0; id < names.size(); ++id)
-    if (location.insert(names[id], id, name_of, false) != FlatIndex::kEmpty) listed[id] = true;  // a second copy: reconcile reports those
+  const SafetensorsIndex& index = *snap.index;
+  // Every header tensor is looked up in the index's own table (built while parsing it; rebuilt
+  // here for an index assembled some other way); whatever index entry stays unmatched is missing
+  // from the headers.
+  auto name_of = [&](uint32_t id) { return index.name_of(id); };
+  FlatIndex rebuilt;
+  const FlatIndex* by_name = &index.by_name;
+  if (index.by_name.size() != index.weight_map.size()) {
+    rebuilt.reserve(index.weight_map.size());
+    for (uint32_t id = 0; id < index.weight_map.size(); ++id) rebuilt.insert(index.name_of(id), id, name_of, false);
+    by_name = &rebuilt;
+  }
   // Each shard the index names, as a position in snap.shards (or none).
   std::string base = parent_dir(snap.index_path);
   std::unordered_map<std::string_view, uint32_t> shard_position;
   for (uint32_t s = 0; s < snap.shards.size(); ++s) shard_position.emplace(snap.shards[s].path, s);
-  std::vector<uint32_t> index_shard(snap.index->shards.size(), FlatIndex::kEmpty);
-  for (size_t i = 0; i < snap.index->shards.size(); ++i)
-    if (auto it = shard_position.find(base + snap.index->shards[i]); it != shard_position.end()) index_shard[i] = it->second;
-  for (const auto& [tensor, shard] : snap.index->weight_map) {
-    uint32_t id = location.find(tensor, name_of);
-    if (id == FlatIndex::kEmpty) {
-      out.push_back(tensor + ": listed in the index but in no shard header");
-      continue;
+  std::vector<uint32_t> index_shard(index.shards.size(), FlatIndex::kEmpty);
+  for (size_t i = 0; i < index.shards.size(); ++i)
+    if (auto it = shard_position.find(base + index.shards[i]); it != shard_position.end()) index_shard[i] = it->second;
+  std::vector<bool> matched(index.weight_map.size(), false);
+  for (uint32_t s = 0; s < snap.shards.size(); ++s)
+    for (const auto& t : snap.shards[s].header.tensors) {
+      uint32_t id = by_name->find(t.name, name_of);
+      if (id == FlatIndex::kEmpty) {
+        out.push_back(t.name + ": in " + snap.shards[s].path + " but not in the index");
+        continue;
+      }
+      if (matched[id]) continue;  // a second copy in another shard: reconcile reports those
+      matched[id] = true;
+      uint32_t listed_shard = index.weight_map[id].second;
+      if (index_shard[listed_shard] != s)
+        out.push_back(t.name + ": index says " + index.shards[listed_shard] + ", header of " + snap.shards[s].path + " holds it");
     }
-    listed[id] = true;
-    if (index_shard[shard] != holder[id])
-      out.push_back(tensor + ": index says " + snap.index->shards[shard] + ", header of " + snap.shards[holder[id]].path + " holds it");
-  }
-  for (uint32_t id = 0; id < names.size(); ++id)
-    if (!listed[id]) out.push_back(std::string(names[id]) + ": in " + snap.shards[holder[id]].path + " but not in the index");
+  for (uint32_t id = 0; id < index.weight_map.size(); ++id)
+    if (!matched[id]) out.push_back(index.weight_map[id].first + ": listed in the index but in no shard header");
   if (auto line = total_size_mismatch(snap, index_shard)) out.push_back(std::move(*line));
   std::sort(out.begin(), out.end());
   return out;
