@@ -11,6 +11,7 @@
 // reject, and never has to explain anything. Reads never go past the text.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -33,8 +34,9 @@ class JsonCursor {
   bool plain_string(std::string_view& out) {
     if (!consume('"')) return false;
     const char* start = p_;
-    // Eight bytes at a time: stop at the first '"', '\\', control byte or byte >= 0x80.
-    while (end_ - p_ >= 8) {
+    // Eight bytes at a time: stop at the first '"', '\\', control byte or byte >= 0x80. The
+    // first flagged byte is the lowest bit only in little-endian order; elsewhere, byte by byte.
+    while (std::endian::native == std::endian::little && end_ - p_ >= 8) {
       uint64_t v;
       std::memcpy(&v, p_, 8);
       uint64_t special = (zero_byte(v ^ 0x2222222222222222ull) | zero_byte(v ^ 0x5c5c5c5c5c5c5c5cull) |
