@@ -68,6 +68,9 @@ class CachedSource final : public Source {
   CachedSource(const HubCache& cache, std::string repo_id, std::string commit, Listing listing = Listing::Recorded);
   // With the listing the Hub just gave (a revalidated branch).
   CachedSource(const HubCache& cache, std::string repo_id, std::string commit, std::vector<FileEntry> listing);
+  // Holds views into its own buffer (the header pack): neither copied nor moved.
+  CachedSource(const CachedSource&) = delete;
+  CachedSource& operator=(const CachedSource&) = delete;
 
   std::string kind() const override { return "hf-cache"; }
   std::string location() const override;
