@@ -50,13 +50,13 @@ Status read_metadata(simdjson::dom::element meta, const std::string& f, Safetens
   return Ok{};
 }
 
-// The weight_map's entries, in file order, into `index`. Names are views that must outlive the
-// builder (the DOM, or the text the cursor reads). Shards: a few hundred distinct names among
-// 100k entries, and runs of the same one, so the last one is checked first.
+// The weight_map's entries, in file order, into `index`, with index.by_name keyed by the
+// weight_map's own names. Shard names are views that must outlive the builder (the DOM, or the
+// text the cursor reads): a few hundred distinct names among 100k entries, and runs of the same
+// one, so the last one is checked first.
 class WeightMapBuilder {
  public:
   WeightMapBuilder(SafetensorsIndex& index, const std::string& file, size_t expected) : index_(index), file_(file) {
-    names_.reserve(expected);
     index_.by_name.reserve(expected);
     index_.weight_map.reserve(expected);
   }
@@ -68,11 +68,9 @@ class WeightMapBuilder {
       if (auto reason = unsafe_shard_name_reason(shard); !reason.empty())
         return malformed(file_, "weight_map." + std::string(tensor), "shard name \"" + std::string(shard) + "\" " + reason);
     }
-    // names_[id] is weight_map[id].first, as a view into the text: index_.by_name outlives both.
-    names_.push_back(tensor);
-    if (index_.by_name.insert(tensor, static_cast<uint32_t>(names_.size() - 1), [&](uint32_t id) { return names_[id]; }, false) !=
-        FlatIndex::kEmpty) {
-      names_.pop_back();
+    // The next entry's id is its position in weight_map; insert() reads only earlier entries' names.
+    auto id = static_cast<uint32_t>(index_.weight_map.size());
+    if (index_.by_name.insert(tensor, id, [&](uint32_t k) { return index_.name_of(k); }, false) != FlatIndex::kEmpty) {
       index_.claimed_twice.emplace_back(tensor);
       return Ok{};
     }
@@ -90,7 +88,6 @@ class WeightMapBuilder {
  private:
   SafetensorsIndex& index_;
   const std::string& file_;
-  std::vector<std::string_view> names_;
   std::vector<std::string_view> shard_names_;
   FlatIndex shard_ids_;
   uint32_t last_shard_ = FlatIndex::kEmpty;
