@@ -34,7 +34,7 @@ const std::vector<std::string>& default_properties() {
 
 }  // namespace
 
-void TestHub::Impl::serve_api(const httplib::Request& req, httplib::Response& res, const std::string& type,
+void TestHub::Impl::serve_api(const http::Request& req, http::Response& res, const std::string& type,
                               const std::vector<std::string>& segs) {
   // segs: "api", "<type>s", then the id and the rest.
   std::vector<std::string> rest(segs.begin() + 2, segs.end());
@@ -77,7 +77,7 @@ void TestHub::Impl::serve_api(const httplib::Request& req, httplib::Response& re
   send_error(res, 404, "", "Not Found");
 }
 
-void TestHub::Impl::serve_model_info(const httplib::Request&, httplib::Response& res, const detail::Repo& repo,
+void TestHub::Impl::serve_model_info(const http::Request&, http::Response& res, const detail::Repo& repo,
                                      const std::string& commit) {
   const auto& ctx = detail::current();
   std::vector<std::string> expand;
@@ -171,7 +171,7 @@ void TestHub::Impl::serve_model_info(const httplib::Request&, httplib::Response&
   send_text(res, 200, w.str(), "application/json; charset=utf-8");
 }
 
-void TestHub::Impl::serve_tree(const httplib::Request&, httplib::Response& res, const detail::Repo& repo,
+void TestHub::Impl::serve_tree(const http::Request&, http::Response& res, const detail::Repo& repo,
                                const std::string& commit, const std::string& dir) {
   const auto& ctx = detail::current();
   bool recursive = false, expand = false;
@@ -242,7 +242,7 @@ void TestHub::Impl::serve_tree(const httplib::Request&, httplib::Response& res, 
   }
 }
 
-void TestHub::Impl::serve_refs(const httplib::Request&, httplib::Response& res, const detail::Repo& repo) {
+void TestHub::Impl::serve_refs(const http::Request&, http::Response& res, const detail::Repo& repo) {
   const auto& ctx = detail::current();
   bool prs = false;
   for (const auto& [k, v] : util::parse_query(ctx.raw_query))

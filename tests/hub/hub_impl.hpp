@@ -1,15 +1,13 @@
 // Internal: the state behind TestHub and the per-request context its handlers share.
 #pragma once
 
-#include <httplib.h>
-
 #include <array>
 #include <atomic>
-#include <condition_variable>
 #include <mutex>
 #include <shared_mutex>
-#include <thread>
+#include <optional>
 
+#include "hub/event_server.hpp"
 #include "hub/hub_util.hpp"
 #include "hub/repo_store.hpp"
 #include "hub/test_hub.hpp"
@@ -18,10 +16,9 @@ namespace hfi::testhub {
 
 namespace detail {
 
-// What one request is, as the handlers see it. Lives in a thread_local slot for the request's
-// duration: cpp-httplib runs routing, the body writer and the logger on the same worker thread.
+// What one request is, as the handlers see it. Built when the request arrives, and put in a
+// thread_local slot while it is routed: each origin's server runs every handler on its one thread.
 struct RequestContext {
-  bool active = false;
   std::string origin;     // "hub" / "cdn"
   std::string raw_path;   // as received, undecoded, no query
   std::string raw_query;  // as received, without '?'
@@ -49,8 +46,7 @@ struct TestHub::Impl {
   ~Impl();
 
   Options opts;
-  httplib::Server hub_server, cdn_server;
-  std::thread hub_thread, cdn_thread;
+  std::unique_ptr<http::EventServer> hub_server, cdn_server;
   int hub_port = 0, cdn_port = 0;
   std::string endpoint, cdn_origin;
   // Origin written into 302 Locations: cdn_origin, or a TLS proxy in front of it.
@@ -80,66 +76,64 @@ struct TestHub::Impl {
   std::vector<LogEntry> log;
   std::vector<RequestRecord> snapshot_log() const;
 
-  std::mutex stop_mutex;
-  std::condition_variable stop_cv;
-  bool stopping = false;
-
   std::atomic<uint64_t> request_counter{0};
   std::array<std::atomic<uint64_t>, 3> bucket_counts{};  // api, resolvers, pages
 
   // Lifecycle and plumbing (test_hub.cpp).
-  void start(httplib::Server& server, int& port, std::thread& thread, const std::string& origin);
+  std::unique_ptr<http::EventServer> start(const std::string& origin, int& port);
   void install_repo(std::shared_ptr<const detail::Repo> repo);
   std::shared_ptr<const detail::Repo> find_repo(const std::string& id) const;
-  bool wait_or_stop(std::chrono::milliseconds delay);
   void clear_log();  // also restarts the RateLimit counters
   void clear_fault_rules();  // false when the hub is stopping
   std::optional<FaultRule> take_fault(const std::string& origin, const std::string& raw_path);
-  httplib::Server::HandlerResponse pre_route(const std::string& origin, const httplib::Request& req,
-                                             httplib::Response& res);
-  void log_routed(const std::string& origin, const httplib::Request& req, const httplib::Response& res);
-  void log_unrouted(const std::string& origin, const httplib::Request& req, const httplib::Response& res);
-  void add_common_headers(const httplib::Request& req, httplib::Response& res, const std::string& origin);
-  void install_control_routes();
+  // Every request: the control routes at once; anything else after the latency, through the
+  // fault rules, then routed, stamped with the common headers, logged and answered.
+  void on_request(const std::string& origin, http::Request&& req, http::Responder responder);
+  void answer(const std::string& origin, detail::RequestContext ctx, const http::Request& req,
+              http::Responder responder);
+  bool serve_control(const http::Request& req, http::Responder responder);  // false: not a control route
+  void log_routed(const std::string& origin, const http::Request& req, const http::Response& res);
+  void log_unrouted(const std::string& origin, const http::Request& req, int status);
+  void add_common_headers(const http::Request& req, http::Response& res, const std::string& origin);
 
-  // Bodies (hub_files.cpp). Every body goes through a content provider so the bytes handed to the
-  // socket can be counted and a ResetMidBody fault can cut them.
-  static void put(httplib::Response& res, const std::string& key, const std::string& value);
-  void send_text(httplib::Response& res, int status, std::string body, const std::string& content_type);
-  void send_bytes(httplib::Response& res, int status, std::shared_ptr<const std::string> prefix, uint64_t first,
+  // Bodies (hub_files.cpp). Every body is a window of a virtual file that the server streams, so
+  // the bytes handed to the socket can be counted and a ResetMidBody fault can cut them.
+  static void put(http::Response& res, const std::string& key, const std::string& value);
+  void send_text(http::Response& res, int status, std::string body, const std::string& content_type);
+  void send_bytes(http::Response& res, int status, std::shared_ptr<const std::string> prefix, uint64_t first,
                   uint64_t length, const std::string& content_type);
   // 200/206/416 for a (virtual) body of `size` bytes, per the request's Range.
-  void send_ranged(const httplib::Request& req, httplib::Response& res, std::shared_ptr<const std::string> prefix,
+  void send_ranged(const http::Request& req, http::Response& res, std::shared_ptr<const std::string> prefix,
                    uint64_t size, const std::string& content_type);
-  void send_error(httplib::Response& res, int status, const std::string& code, const std::string& message);
+  void send_error(http::Response& res, int status, const std::string& code, const std::string& message);
 
   // Hub routes.
-  void route_hub(const httplib::Request& req, httplib::Response& res);
-  void route_cdn(const httplib::Request& req, httplib::Response& res);
+  void route_hub(const http::Request& req, http::Response& res);
+  void route_cdn(const http::Request& req, http::Response& res);
   // Returns the repo when the caller may read it (files: also past the gate); otherwise writes the
   // Hub's error response and returns null.
-  std::shared_ptr<const detail::Repo> authorize(const httplib::Request& req, httplib::Response& res,
+  std::shared_ptr<const detail::Repo> authorize(const http::Request& req, http::Response& res,
                                                 const detail::RepoRequest& rr, bool files);
-  bool check_token(const httplib::Request& req, httplib::Response& res);  // false: 401 written
-  bool redirect_renamed(httplib::Response& res, const detail::RepoRequest& rr, const std::string& before,
+  bool check_token(const http::Request& req, http::Response& res);  // false: 401 written
+  bool redirect_renamed(http::Response& res, const detail::RepoRequest& rr, const std::string& before,
                         const std::string& after);
-  void serve_file_route(const httplib::Request& req, httplib::Response& res, detail::RepoRequest rr,
+  void serve_file_route(const http::Request& req, http::Response& res, detail::RepoRequest rr,
                         const std::string& verb);
-  void serve_resolve_cache(const httplib::Request& req, httplib::Response& res, const std::vector<std::string>& segs);
-  void serve_regular(const httplib::Request& req, httplib::Response& res, const detail::Repo& repo,
+  void serve_resolve_cache(const http::Request& req, http::Response& res, const std::vector<std::string>& segs);
+  void serve_regular(const http::Request& req, http::Response& res, const detail::Repo& repo,
                      const detail::RepoFile& file);
-  void redirect_to_cdn(httplib::Response& res, const detail::Repo& repo, const detail::RepoFile& file);
-  void entry_not_found(httplib::Response& res, const detail::Repo& repo);
-  void revision_not_found(httplib::Response& res, const std::string& rev);
+  void redirect_to_cdn(http::Response& res, const detail::Repo& repo, const detail::RepoFile& file);
+  void entry_not_found(http::Response& res, const detail::Repo& repo);
+  void revision_not_found(http::Response& res, const std::string& rev);
 
   // API routes (hub_api.cpp).
-  void serve_api(const httplib::Request& req, httplib::Response& res, const std::string& type,
+  void serve_api(const http::Request& req, http::Response& res, const std::string& type,
                  const std::vector<std::string>& segs);
-  void serve_model_info(const httplib::Request& req, httplib::Response& res, const detail::Repo& repo,
+  void serve_model_info(const http::Request& req, http::Response& res, const detail::Repo& repo,
                         const std::string& commit);
-  void serve_tree(const httplib::Request& req, httplib::Response& res, const detail::Repo& repo,
+  void serve_tree(const http::Request& req, http::Response& res, const detail::Repo& repo,
                   const std::string& commit, const std::string& dir);
-  void serve_refs(const httplib::Request& req, httplib::Response& res, const detail::Repo& repo);
+  void serve_refs(const http::Request& req, http::Response& res, const detail::Repo& repo);
 };
 
 namespace detail {

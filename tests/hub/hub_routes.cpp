@@ -43,7 +43,7 @@ std::string basename_of(const std::string& path) {
 
 }  // namespace
 
-void TestHub::Impl::send_error(httplib::Response& res, int status, const std::string& code,
+void TestHub::Impl::send_error(http::Response& res, int status, const std::string& code,
                                const std::string& message) {
   util::JsonWriter w;
   w.begin_object().key("error").value(message).end_object();
@@ -52,7 +52,7 @@ void TestHub::Impl::send_error(httplib::Response& res, int status, const std::st
   put(res, "X-Error-Message", message);
 }
 
-bool TestHub::Impl::check_token(const httplib::Request& req, httplib::Response& res) {
+bool TestHub::Impl::check_token(const http::Request& req, http::Response& res) {
   std::string auth = req.get_header_value("Authorization");
   if (auth.empty()) return true;
   if (auth.starts_with("Bearer ") && opts.tokens.count(auth.substr(7))) return true;
@@ -60,7 +60,7 @@ bool TestHub::Impl::check_token(const httplib::Request& req, httplib::Response& 
   return false;
 }
 
-std::shared_ptr<const detail::Repo> TestHub::Impl::authorize(const httplib::Request& req, httplib::Response& res,
+std::shared_ptr<const detail::Repo> TestHub::Impl::authorize(const http::Request& req, http::Response& res,
                                                              const RepoRequest& rr, bool files) {
   std::string auth = req.get_header_value("Authorization");
   bool anonymous = auth.empty();
@@ -98,7 +98,7 @@ std::shared_ptr<const detail::Repo> TestHub::Impl::authorize(const httplib::Requ
   return repo;
 }
 
-bool TestHub::Impl::redirect_renamed(httplib::Response& res, const RepoRequest& rr, const std::string& before,
+bool TestHub::Impl::redirect_renamed(http::Response& res, const RepoRequest& rr, const std::string& before,
                                      const std::string& after) {
   if (rr.type != "model") return false;
   auto it = opts.renames.find(rr.id);
@@ -110,7 +110,7 @@ bool TestHub::Impl::redirect_renamed(httplib::Response& res, const RepoRequest& 
   return true;
 }
 
-void TestHub::Impl::entry_not_found(httplib::Response& res, const detail::Repo& repo) {
+void TestHub::Impl::entry_not_found(http::Response& res, const detail::Repo& repo) {
   send_text(res, 404, "Entry not found", "text/plain; charset=utf-8");
   put(res, "X-Error-Code", "EntryNotFound");
   put(res, "X-Error-Message", "Entry not found");
@@ -118,11 +118,11 @@ void TestHub::Impl::entry_not_found(httplib::Response& res, const detail::Repo& 
   put(res, "Accept-Ranges", "bytes");
 }
 
-void TestHub::Impl::revision_not_found(httplib::Response& res, const std::string& rev) {
+void TestHub::Impl::revision_not_found(http::Response& res, const std::string& rev) {
   send_error(res, 404, "RevisionNotFound", "Invalid rev id: " + rev);
 }
 
-void TestHub::Impl::route_hub(const httplib::Request& req, httplib::Response& res) {
+void TestHub::Impl::route_hub(const http::Request& req, http::Response& res) {
   const auto& ctx = detail::current();
   auto segs = util::split_path(ctx.raw_path);
   if (req.method != "GET" && req.method != "HEAD") {
@@ -167,7 +167,7 @@ void TestHub::Impl::route_hub(const httplib::Request& req, httplib::Response& re
   serve_file_route(req, res, std::move(rr), segs[verb]);
 }
 
-void TestHub::Impl::serve_file_route(const httplib::Request& req, httplib::Response& res, RepoRequest rr,
+void TestHub::Impl::serve_file_route(const http::Request& req, http::Response& res, RepoRequest rr,
                                      const std::string& verb) {
   std::string type_prefix = rr.type == "model" ? "/" : "/" + rr.type + "s/";
   if (redirect_renamed(res, rr, type_prefix, "/" + verb + "/" + detail::join(rr.rest, 0, rr.rest.size()))) return;
@@ -206,7 +206,7 @@ void TestHub::Impl::serve_file_route(const httplib::Request& req, httplib::Respo
       "inline; filename*=UTF-8''" + util::percent_encode(name, false) + "; filename=\"" + name + "\";");
 }
 
-void TestHub::Impl::serve_resolve_cache(const httplib::Request& req, httplib::Response& res,
+void TestHub::Impl::serve_resolve_cache(const http::Request& req, http::Response& res,
                                         const std::vector<std::string>& segs) {
   // /api/resolve-cache/{models|datasets|spaces}/{org}/{name}/{commit}/{path...}
   if (segs.size() < 7 || (segs[2] != "models" && segs[2] != "datasets" && segs[2] != "spaces")) {
@@ -229,7 +229,7 @@ void TestHub::Impl::serve_resolve_cache(const httplib::Request& req, httplib::Re
   serve_regular(req, res, *repo, it->second);
 }
 
-void TestHub::Impl::serve_regular(const httplib::Request& req, httplib::Response& res, const detail::Repo& repo,
+void TestHub::Impl::serve_regular(const http::Request& req, http::Response& res, const detail::Repo& repo,
                                   const detail::RepoFile& file) {
   std::string etag = "\"" + file.blob_id + "\"";
   if (req.get_header_value("If-None-Match") == etag) {
@@ -245,7 +245,7 @@ void TestHub::Impl::serve_regular(const httplib::Request& req, httplib::Response
       "inline; filename*=UTF-8''" + util::percent_encode(name, false) + "; filename=\"" + name + "\";");
 }
 
-void TestHub::Impl::redirect_to_cdn(httplib::Response& res, const detail::Repo& repo, const detail::RepoFile& file) {
+void TestHub::Impl::redirect_to_cdn(http::Response& res, const detail::Repo& repo, const detail::RepoFile& file) {
   std::string expires = std::to_string(std::time(nullptr) + 3600);
   std::string cdn_path = "/repos/" + repo.mongo_id + "/" + file.sha256;
   std::string signature = util::sha256_hex(signing_secret + "\n" + cdn_path + "\n" + expires).substr(0, 40);
@@ -270,7 +270,7 @@ void TestHub::Impl::redirect_to_cdn(httplib::Response& res, const detail::Repo& 
   put(res, "Content-Disposition", disposition);
 }
 
-void TestHub::Impl::route_cdn(const httplib::Request& req, httplib::Response& res) {
+void TestHub::Impl::route_cdn(const http::Request& req, http::Response& res) {
   const auto& ctx = detail::current();
   auto segs = util::split_path(ctx.raw_path);
   auto cloudfront = [&] {

@@ -2,8 +2,6 @@
 // log) and the control routes. Routes live in hub_routes.cpp, hub_files.cpp and hub_api.cpp.
 #include <simdjson.h>
 
-#include <sys/socket.h>
-
 #include <cctype>
 #include <csignal>
 #include <stdexcept>
@@ -22,72 +20,33 @@ RequestContext& current() {
 }  // namespace detail
 
 TestHub::Impl::Impl(Options o) : opts(std::move(o)) {
-  // A client that hangs up mid-body must not kill the test process.
+  // A client that hangs up mid-body must not kill the test process (the server itself writes
+  // with MSG_NOSIGNAL; this also covers the tests' own clients).
   std::signal(SIGPIPE, SIG_IGN);
   auto fixture_repos = detail::load_fixture_repos(opts.fixtures);
   for (const auto& [id, repo] : *fixture_repos) install_repo(repo);
   signing_secret = util::sha256_hex("testhub-signing\n" + std::to_string(reinterpret_cast<uintptr_t>(this)) +
                                     std::to_string(started.time_since_epoch().count()));
-  start(hub_server, hub_port, hub_thread, "hub");
-  start(cdn_server, cdn_port, cdn_thread, "cdn");
+  hub_server = start("hub", hub_port);
+  cdn_server = start("cdn", cdn_port);
   endpoint = "http://127.0.0.1:" + std::to_string(hub_port);
   cdn_origin = "http://127.0.0.1:" + std::to_string(cdn_port);
 }
 
 TestHub::Impl::~Impl() {
-  {
-    std::lock_guard lock(stop_mutex);
-    stopping = true;
-  }
-  stop_cv.notify_all();
-  hub_server.stop();
-  cdn_server.stop();
-  if (hub_thread.joinable()) hub_thread.join();
-  if (cdn_thread.joinable()) cdn_thread.join();
+  // Stopping drops every pending latency timer and every held (Hang) request with its connection.
+  if (hub_server) hub_server->stop();
+  if (cdn_server) cdn_server->stop();
 }
 
-void TestHub::Impl::start(httplib::Server& server, int& port, std::thread& thread, const std::string& origin) {
-  size_t threads = std::max<size_t>(opts.threads, 4);
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  server.set_keep_alive_max_count(1000);
-  // cpp-httplib sends headers and body in separate writes; with Nagle's algorithm the body then
-  // waits for the client's delayed ACK (40 ms on Linux), a stall the real Hub and CDN do not have.
-  // Set on the listening socket, TCP_NODELAY is inherited by every accepted connection.
-  server.set_tcp_nodelay(true);
-  // Idle keep-alive connections hold a worker until this expires, also during shutdown.
-  server.set_keep_alive_timeout(2);
-  server.set_read_timeout(5);
-  server.set_write_timeout(5);
-  server.set_pre_routing_handler(
-      [this, origin](const httplib::Request& req, httplib::Response& res) { return pre_route(origin, req, res); });
-  server.set_logger(
-      [this, origin](const httplib::Request& req, const httplib::Response& res) { log_unrouted(origin, req, res); });
-  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "unknown";
-    try {
-      std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    res.status = 500;
-    res.set_content("testhub internal error: " + what, "text/plain");
-  });
-  if (origin == "hub") install_control_routes();
-  // libcpp-httplib.so listens with a backlog of 5: a client opening ~170 connections at once would
-  // see dropped SYNs and one-second retransmits. Keep the socket to listen() again with more room.
-  auto listen_fd = std::make_shared<socket_t>(INVALID_SOCKET);
-  server.set_socket_options([listen_fd](socket_t sock) {
-    httplib::default_socket_options(sock);
-    *listen_fd = sock;
-  });
-  port = server.bind_to_any_port("127.0.0.1");
-  if (port <= 0) throw std::runtime_error("testhub: cannot bind a port on 127.0.0.1");
-  if (*listen_fd == INVALID_SOCKET || ::listen(*listen_fd, 4096) != 0)
-    throw std::runtime_error("testhub: cannot widen the listen backlog");
-  thread = std::thread([&server] { server.listen_after_bind(); });
-  // The socket already listens; wait until the accept loop runs so stop() is well-defined.
-  for (int i = 0; i < 5000 && !server.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+std::unique_ptr<http::EventServer> TestHub::Impl::start(const std::string& origin, int& port) {
+  http::ServerSettings settings;  // 2 s keep-alive, 5 s read and write timeouts, 1000 requests per connection
+  auto server = std::make_unique<http::EventServer>(
+      settings,
+      [this, origin](http::Request&& req, http::Responder responder) { on_request(origin, std::move(req), responder); },
+      [this, origin](const http::Request& req, int status) { log_unrouted(origin, req, status); });
+  port = server->start();
+  return server;
 }
 
 void TestHub::Impl::install_repo(std::shared_ptr<const detail::Repo> repo) {
@@ -114,12 +73,6 @@ void TestHub::Impl::clear_fault_rules() {
   faults.clear();
 }
 
-bool TestHub::Impl::wait_or_stop(std::chrono::milliseconds delay) {
-  std::unique_lock lock(stop_mutex);
-  if (delay.count() <= 0) return !stopping;
-  return !stop_cv.wait_for(lock, delay, [this] { return stopping; });
-}
-
 std::optional<FaultRule> TestHub::Impl::take_fault(const std::string& origin, const std::string& raw_path) {
   std::lock_guard lock(faults_mutex);
   for (auto& rule : faults) {
@@ -132,9 +85,8 @@ std::optional<FaultRule> TestHub::Impl::take_fault(const std::string& origin, co
   return std::nullopt;
 }
 
-void TestHub::Impl::put(httplib::Response& res, const std::string& key, const std::string& value) {
-  res.headers.erase(key);
-  res.set_header(key, value);
+void TestHub::Impl::put(http::Response& res, const std::string& key, const std::string& value) {
+  res.headers.set(key, value);
 }
 
 namespace {
@@ -147,7 +99,7 @@ std::string bucket_of(const std::string& raw_path) {
 
 }  // namespace
 
-void TestHub::Impl::add_common_headers(const httplib::Request& req, httplib::Response& res,
+void TestHub::Impl::add_common_headers(const http::Request& req, http::Response& res,
                                        const std::string& origin) {
   uint64_t n = ++request_counter;
   std::string root = "Root=1-" + util::sha1_hex("start " + std::to_string(started.time_since_epoch().count())).substr(0, 8) +
@@ -169,101 +121,73 @@ void TestHub::Impl::add_common_headers(const httplib::Request& req, httplib::Res
   put(res, "RateLimit-Policy", "\"fixed window\";\"" + bucket + "\";q=" + std::to_string(quota) + ";w=300");
 }
 
-httplib::Server::HandlerResponse TestHub::Impl::pre_route(const std::string& origin, const httplib::Request& req,
-                                                          httplib::Response& res) {
-  auto& ctx = detail::current();
-  ctx = RequestContext{};
+void TestHub::Impl::on_request(const std::string& origin, http::Request&& req, http::Responder responder) {
+  if (origin == "hub" && serve_control(req, responder)) return;
+  RequestContext ctx;
   size_t q = req.target.find('?');
-  std::string raw_path = req.target.substr(0, q);
-  if (origin == "hub" && raw_path.starts_with("/_testhub/")) {
-    // Body-less POSTs (curl -X POST without -d) would fail cpp-httplib's body reading: answer here.
-    bool bodyless = !req.has_header("Content-Length") && !req.has_header("Transfer-Encoding");
-    if (req.method == "POST" && bodyless && (raw_path == "/_testhub/reset" || raw_path == "/_testhub/faults/clear")) {
-      if (raw_path == "/_testhub/reset") {
-        clear_log();
-      } else {
-        clear_fault_rules();
-      }
-      res.status = 200;
-      res.set_content("{}", "application/json");
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    return httplib::Server::HandlerResponse::Unhandled;
-  }
-  ctx.active = true;
   ctx.origin = origin;
-  ctx.raw_path = raw_path;
+  ctx.raw_path = req.target.substr(0, q);
   ctx.raw_query = q == std::string::npos ? "" : req.target.substr(q + 1);
   ctx.target = req.target;
   ctx.range = req.get_header_value("Range");
   ctx.authorization = req.get_header_value("Authorization");
   ctx.head = req.method == "HEAD";
   ctx.body_bytes = std::make_shared<std::atomic<uint64_t>>(0);
-  // cpp-httplib would apply Range itself (unclamped) and gzip text bodies; the hub does both its
-  // own way. The Request object is a non-const local of the server, so this is well-defined.
-  auto& mutable_req = const_cast<httplib::Request&>(req);
-  mutable_req.ranges.clear();
-  mutable_req.headers.erase("Accept-Encoding");
-
-  bool handled = false;
-  if (!wait_or_stop(opts.latency)) {
-    send_text(res, 503, "testhub is shutting down", "text/plain");
-    put(res, "Connection", "close");
-    handled = true;
-  }
-  std::optional<FaultRule> fault = handled ? std::nullopt : take_fault(origin, raw_path);
-  if (fault) {
-    switch (fault->kind) {
-      case FaultKind::Status: {
-        std::string reason = util::reason_phrase(fault->status);
+  // The latency is a timer on the server's thread, so a burst of requests waits in parallel.
+  auto shared = std::make_shared<const http::Request>(std::move(req));
+  responder.after(opts.latency, [this, origin, ctx = std::move(ctx), shared](http::Responder r) mutable {
+    std::optional<FaultRule> fault = take_fault(origin, ctx.raw_path);
+    if (fault && fault->kind == FaultKind::Hang) return;  // never answered; dropped when the hub stops
+    if (fault && fault->kind == FaultKind::SlowFirstByte) {
+      r.after(fault->delay, [this, origin, ctx = std::move(ctx), shared](http::Responder later) mutable {
+        answer(origin, std::move(ctx), *shared, later);
+      });
+      return;
+    }
+    if (fault && fault->kind == FaultKind::IgnoreRange) ctx.ignore_range = true;
+    if (fault && fault->kind == FaultKind::ResetMidBody) ctx.reset_mid_body = true;
+    if (fault && (fault->kind == FaultKind::Status || fault->kind == FaultKind::RedirectLoop)) {
+      detail::current() = std::move(ctx);
+      http::Response res;
+      if (fault->kind == FaultKind::Status) {
         util::JsonWriter w;
-        w.begin_object().key("error").value(reason).end_object();
+        w.begin_object().key("error").value(util::reason_phrase(fault->status)).end_object();
         send_text(res, fault->status, w.str(), "application/json");
         if (fault->retry_after_s >= 0) put(res, "Retry-After", std::to_string(fault->retry_after_s));
         if (!fault->ratelimit.empty()) put(res, "RateLimit", fault->ratelimit);
-        handled = true;
-        break;
-      }
-      case FaultKind::IgnoreRange: ctx.ignore_range = true; break;
-      case FaultKind::ResetMidBody: ctx.reset_mid_body = true; break;
-      case FaultKind::SlowFirstByte:
-        if (!wait_or_stop(fault->delay)) {
-          send_text(res, 503, "testhub is shutting down", "text/plain");
-          put(res, "Connection", "close");
-          handled = true;
-        }
-        break;
-      case FaultKind::Hang:
-        while (wait_or_stop(std::chrono::hours(1))) {
-        }
-        send_text(res, 503, "testhub is shutting down", "text/plain");
-        put(res, "Connection", "close");
-        handled = true;
-        break;
-      case FaultKind::RedirectLoop:
-        send_text(res, 302, "Found. Redirecting to " + req.target, "text/plain; charset=utf-8");
-        put(res, "Location", req.target);
-        handled = true;
-        break;
-    }
-  }
-  if (!handled) {
-    try {
-      if (origin == "hub") {
-        route_hub(req, res);
       } else {
-        route_cdn(req, res);
+        send_text(res, 302, "Found. Redirecting to " + shared->target, "text/plain; charset=utf-8");
+        put(res, "Location", shared->target);
       }
-    } catch (const std::exception& e) {
-      send_text(res, 500, std::string("testhub internal error: ") + e.what(), "text/plain");
+      add_common_headers(*shared, res, origin);
+      log_routed(origin, *shared, res);
+      r.send(std::move(res));
+      return;
     }
+    answer(origin, std::move(ctx), *shared, r);
+  });
+}
+
+void TestHub::Impl::answer(const std::string& origin, RequestContext ctx, const http::Request& req,
+                           http::Responder responder) {
+  detail::current() = std::move(ctx);
+  http::Response res;
+  try {
+    if (origin == "hub") {
+      route_hub(req, res);
+    } else {
+      route_cdn(req, res);
+    }
+  } catch (const std::exception& e) {
+    res = http::Response{};
+    send_text(res, 500, std::string("testhub internal error: ") + e.what(), "text/plain");
   }
   add_common_headers(req, res, origin);
   log_routed(origin, req, res);
-  return httplib::Server::HandlerResponse::Handled;
+  responder.send(std::move(res));
 }
 
-void TestHub::Impl::log_routed(const std::string& origin, const httplib::Request& req, const httplib::Response& res) {
+void TestHub::Impl::log_routed(const std::string& origin, const http::Request& req, const http::Response& res) {
   const auto& ctx = detail::current();
   LogEntry e;
   e.record.origin = origin;
@@ -278,23 +202,18 @@ void TestHub::Impl::log_routed(const std::string& origin, const httplib::Request
   log.push_back(std::move(e));
 }
 
-void TestHub::Impl::log_unrouted(const std::string& origin, const httplib::Request& req, const httplib::Response& res) {
-  auto& ctx = detail::current();
-  if (ctx.active && ctx.origin == origin) {  // already logged by pre_route
-    ctx.active = false;
-    return;
-  }
-  // Answered by cpp-httplib before routing (malformed request line, unparseable Range, ...).
+void TestHub::Impl::log_unrouted(const std::string& origin, const http::Request& req, int status) {
+  // Answered by the server itself before routing: a malformed or oversized request.
   LogEntry e;
   e.record.origin = origin;
   e.record.method = req.method;
-  e.record.status = res.status;
+  e.record.status = status;
   e.record.target = req.target;
   e.record.path = req.target.substr(0, req.target.find('?'));
   if (origin == "hub" && e.record.path.starts_with("/_testhub/")) return;
   e.record.range = req.get_header_value("Range");
   e.record.authorization = req.get_header_value("Authorization");
-  e.record.body_bytes = req.method == "HEAD" ? 0 : res.body.size();
+  e.record.body_bytes = req.method == "HEAD" ? 0 : std::string_view(util::reason_phrase(status)).size();
   std::lock_guard lock(log_mutex);
   log.push_back(std::move(e));
 }
@@ -310,48 +229,62 @@ std::vector<RequestRecord> TestHub::Impl::snapshot_log() const {
   return out;
 }
 
-void TestHub::Impl::install_control_routes() {
-  hub_server.Get("/_testhub/requests", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(requests_to_json(snapshot_log()), "application/json");
-  });
-  hub_server.Post("/_testhub/reset", [this](const httplib::Request&, httplib::Response& res) {
+namespace {
+
+// A rule from the JSON body of POST /_testhub/fault; every member optional.
+FaultRule parse_fault_rule(const std::string& json) {
+  simdjson::dom::parser parser;
+  simdjson::padded_string body(json);
+  simdjson::dom::object o;
+  FaultRule rule;
+  if (parser.parse(body).get(o)) throw std::invalid_argument("body is not a JSON object");
+  std::string_view s;
+  int64_t n = 0;
+  if (o["kind"].get(s) == simdjson::SUCCESS) rule.kind = parse_fault_kind(std::string(s));
+  if (o["origin"].get(s) == simdjson::SUCCESS) rule.origin = std::string(s);
+  if (o["path_contains"].get(s) == simdjson::SUCCESS) rule.path_contains = std::string(s);
+  if (o["ratelimit"].get(s) == simdjson::SUCCESS) rule.ratelimit = std::string(s);
+  if (o["status"].get(n) == simdjson::SUCCESS) rule.status = static_cast<int>(n);
+  if (o["retry_after_s"].get(n) == simdjson::SUCCESS) rule.retry_after_s = static_cast<int>(n);
+  if (o["times"].get(n) == simdjson::SUCCESS) rule.times = static_cast<int>(n);
+  if (o["delay_ms"].get(n) == simdjson::SUCCESS) rule.delay = std::chrono::milliseconds(n);
+  return rule;
+}
+
+}  // namespace
+
+// The control routes: answered at once, never delayed, faulted or logged.
+bool TestHub::Impl::serve_control(const http::Request& req, http::Responder responder) {
+  std::string path = req.target.substr(0, req.target.find('?'));
+  if (!path.starts_with("/_testhub/")) return false;
+  RequestContext none;
+  detail::current() = none;  // no byte counter: control bodies are not logged
+  http::Response res;
+  auto json = [&](int status, std::string body) { send_text(res, status, std::move(body), "application/json"); };
+  if (req.method == "GET" && path == "/_testhub/requests") {
+    json(200, requests_to_json(snapshot_log()));
+  } else if (req.method == "POST" && path == "/_testhub/reset") {
     clear_log();
-    res.set_content("{}", "application/json");
-  });
-  hub_server.Post("/_testhub/faults/clear", [this](const httplib::Request&, httplib::Response& res) {
+    json(200, "{}");
+  } else if (req.method == "POST" && path == "/_testhub/faults/clear") {
     clear_fault_rules();
-    res.set_content("{}", "application/json");
-  });
-  hub_server.Post("/_testhub/fault", [this](const httplib::Request& req, httplib::Response& res) {
-    simdjson::dom::parser parser;
-    simdjson::padded_string body(req.body);
-    simdjson::dom::object o;
-    FaultRule rule;
+    json(200, "{}");
+  } else if (req.method == "POST" && path == "/_testhub/fault") {
     try {
-      if (parser.parse(body).get(o)) throw std::invalid_argument("body is not a JSON object");
-      std::string_view s;
-      int64_t n = 0;
-      if (o["kind"].get(s) == simdjson::SUCCESS) rule.kind = parse_fault_kind(std::string(s));
-      if (o["origin"].get(s) == simdjson::SUCCESS) rule.origin = std::string(s);
-      if (o["path_contains"].get(s) == simdjson::SUCCESS) rule.path_contains = std::string(s);
-      if (o["ratelimit"].get(s) == simdjson::SUCCESS) rule.ratelimit = std::string(s);
-      if (o["status"].get(n) == simdjson::SUCCESS) rule.status = static_cast<int>(n);
-      if (o["retry_after_s"].get(n) == simdjson::SUCCESS) rule.retry_after_s = static_cast<int>(n);
-      if (o["times"].get(n) == simdjson::SUCCESS) rule.times = static_cast<int>(n);
-      if (o["delay_ms"].get(n) == simdjson::SUCCESS) rule.delay = std::chrono::milliseconds(n);
-    } catch (const std::exception& e) {
-      res.status = 400;
-      util::JsonWriter w;
-      w.begin_object().key("error").value(e.what()).end_object();
-      res.set_content(w.str(), "application/json");
-      return;
-    }
-    {
+      FaultRule rule = parse_fault_rule(req.body);
       std::lock_guard lock(faults_mutex);
       faults.push_back(rule);
+      json(200, "{}");
+    } catch (const std::exception& e) {
+      util::JsonWriter w;
+      w.begin_object().key("error").value(e.what()).end_object();
+      json(400, w.str());
     }
-    res.set_content("{}", "application/json");
-  });
+  } else {
+    send_text(res, 404, "Not Found", "text/plain");
+  }
+  responder.send(std::move(res));
+  return true;
 }
 
 // ---- public interface ----

@@ -63,7 +63,6 @@ struct Options {
   std::map<std::string, std::set<std::string>> tokens;  // valid token -> repo ids it grants (private/gated)
   std::map<std::string, std::string> renames;     // old repo id -> canonical id (relative 307)
   size_t tree_page_size = 1000;
-  size_t threads = 256;                           // worker threads per origin (one per open connection)
 };
 
 class TestHub {
