@@ -80,16 +80,13 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     candidates[k].add(cl->term, i);
   }
 
-  // 2. Decode each candidate module; a stored tensor belongs to at most one module. Module k is
-  // view.quant_modules[k]; its logical weight waits in quant_logical[k] until step 4 places it.
+  // 2. Decode each candidate module; a stored tensor belongs to at most one module, the first
+  // candidate to claim all of its tensors. claim[i] is that candidate's index. The decoded modules
+  // stay where decode_all put them until step 4 moves each, once, to its place in stored order.
   std::vector<int32_t> claim(n, kUnclaimed);
   std::vector<const char*> kind(n, nullptr);
-  std::vector<LogicalTensor> quant_logical;
-  std::vector<uint32_t> anchor_of;
-  quant_logical.reserve(candidates.size());
-  anchor_of.reserve(candidates.size());
-  view.quant_modules.reserve(candidates.size());
-  std::vector<int32_t> module_of(candidates.size(), -1);
+  std::vector<uint8_t> claimed(candidates.size(), 0);
+  size_t modules = 0;
   bool any_awq = false;
   std::vector<std::optional<quant::Decoded>> decoded = decode_all(idx, candidates);
   for (size_t ci = 0; ci < candidates.size(); ++ci) {
@@ -98,17 +95,15 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     bool free = claim[d->anchor] == kUnclaimed;
     d->companions.each([&](const quant::Companion& c) { free = free && claim[c.tensor] == kUnclaimed; });
     if (!free) continue;
-    auto k = static_cast<int32_t>(view.quant_modules.size());
+    auto k = static_cast<int32_t>(ci);
     claim[d->anchor] = k;
     d->companions.each([&](const quant::Companion& c) {
       claim[c.tensor] = k;
       kind[c.tensor] = c.kind;
     });
     any_awq = any_awq || is_awq(d->module.scheme);
-    module_of[ci] = k;
-    anchor_of.push_back(d->anchor);
-    quant_logical.push_back(std::move(d->logical));
-    view.quant_modules.push_back(std::move(d->module));
+    claimed[ci] = 1;
+    ++modules;
   }
 
   // 3. Scales that belong to an attention module (k_scale, v_scale) or to an AWQ activation
@@ -119,14 +114,14 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     bool kv = !idx.at(i).name.ends_with(".scales");
     if (!kv && !any_awq) continue;  // "act.scales" outside an AWQ checkpoint: an ordinary tensor
     uint32_t ci = candidate_of.find(prefix, prefix_of);
-    if (ci != quant::FlatIndex::kEmpty && module_of[ci] >= 0) {
-      auto k = static_cast<size_t>(module_of[ci]);
+    if (ci != quant::FlatIndex::kEmpty && claimed[ci]) {
+      quant::Decoded& d = *decoded[ci];
       const TensorInfo& t = idx.at(i);
-      claim[i] = module_of[ci];
+      claim[i] = static_cast<int32_t>(ci);
       kind[i] = kv ? "kv scale" : "scale";
-      quant_logical[k].bookkeeping_bytes += t.bytes();
-      view.quant_modules[k].bookkeeping_bytes += t.bytes();
-      ++view.quant_modules[k].stored_tensors;
+      d.logical.bookkeeping_bytes += t.bytes();
+      d.module.bookkeeping_bytes += t.bytes();
+      ++d.module.stored_tensors;
       continue;
     }
     claim[i] = kStandalone;
@@ -134,26 +129,29 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     standalone_owner.emplace(i, prefix);
   }
 
-  // 4. Everything in stored order: logical weights where their values are, bookkeeping aside.
-  view.logical.reserve(n - view.quant_modules.size());
+  // 4. Everything in stored order: logical weights where their values are (a module where its
+  // anchor is), bookkeeping aside.
+  view.logical.reserve(n - modules);
   view.bookkeeping.reserve(vocabulary);
-  std::vector<uint32_t> placed_order;  // modules in the stored order of their weights
-  placed_order.reserve(view.quant_modules.size());
-  std::vector<std::pair<size_t, size_t>> owned_by_module;  // bookkeeping entry, module: owner set once all are placed
+  view.quant_modules.reserve(modules);
+  std::vector<std::pair<size_t, size_t>> owned_by;  // bookkeeping entry, candidate: owner set once all are placed
+  std::vector<size_t> module_logical(candidates.size(), 0);  // candidate -> its weight's place in view.logical
   for (uint32_t i = 0; i < n; ++i) {
     const TensorInfo& t = idx.at(i);
-    if (claim[i] >= 0 && anchor_of[static_cast<size_t>(claim[i])] == i) {
-      auto k = static_cast<size_t>(claim[i]);
-      view.quant_modules[k].logical = view.logical.size();
-      placed_order.push_back(static_cast<uint32_t>(k));
-      view.logical.push_back(std::move(quant_logical[k]));
+    if (claim[i] >= 0 && decoded[static_cast<size_t>(claim[i])]->anchor == i) {
+      auto ci = static_cast<size_t>(claim[i]);
+      quant::Decoded& d = *decoded[ci];
+      module_logical[ci] = view.logical.size();
+      d.module.logical = view.logical.size();
+      view.logical.push_back(std::move(d.logical));
+      view.quant_modules.push_back(std::move(d.module));
       continue;
     }
     if (claim[i] != kUnclaimed) {
       BookkeepingTensor b;
       b.name = t.name;
       if (claim[i] == kStandalone) b.module = std::string(standalone_owner.at(i));
-      else owned_by_module.emplace_back(view.bookkeeping.size(), static_cast<size_t>(claim[i]));
+      else owned_by.emplace_back(view.bookkeeping.size(), static_cast<size_t>(claim[i]));
       b.kind = kind[i];
       b.dtype = t.dtype;
       b.elements = t.elements;
@@ -171,25 +169,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     if (distinctive[i]) view.orphan_quant_tensors.push_back(t.name);
     view.logical.push_back(std::move(l));
   }
-  for (auto [entry, k] : owned_by_module) view.bookkeeping[entry].owner = view.quant_modules[k].logical;
-  // Modules were found in the order of their first vocabulary tensor; list them in stored order.
-  bool in_order = true;
-  for (size_t j = 0; j < placed_order.size() && in_order; ++j) in_order = placed_order[j] == j;
-  if (!in_order) {  // permute in place, cycle by cycle: position j takes module placed_order[j]
-    std::vector<bool> done(placed_order.size(), false);
-    for (size_t start = 0; start < placed_order.size(); ++start) {
-      if (done[start]) continue;
-      QuantModule held = std::move(view.quant_modules[start]);
-      size_t j = start;
-      while (placed_order[j] != start) {
-        view.quant_modules[j] = std::move(view.quant_modules[placed_order[j]]);
-        done[j] = true;
-        j = placed_order[j];
-      }
-      view.quant_modules[j] = std::move(held);
-      done[j] = true;
-    }
-  }
+  for (auto [entry, ci] : owned_by) view.bookkeeping[entry].owner = module_logical[ci];
   return view;
 }
 
