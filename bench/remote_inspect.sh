@@ -6,6 +6,7 @@
 #   bash bench/remote_inspect.sh                     # deepseek-ai/DeepSeek-V3, 50 ms
 #   REPO=Qwen/Qwen3-30B-A3B LATENCY_MS=100 bash bench/remote_inspect.sh
 #   SKIP_BUILD=1 bash bench/remote_inspect.sh        # reuse build-bench as it is
+#   RUNS=9 PEER_RUNS=1 bash bench/remote_inspect.sh  # runs per row (the table shows medians)
 #   HFINSPECT=build/app/hfinspect bash bench/remote_inspect.sh   # measure another hfinspect binary
 set -uo pipefail
 
@@ -77,37 +78,54 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 commit="$(curl -fsS "$endpoint/api/models/$repo" | json_get sha)"
 [ -n "$commit" ] || die "no sha for $repo from $endpoint"
 
-rows=()    # "tool|requests|hub|cdn|wall_ms|peak_kb|note"
-# run NAME COMMAND... : runs once with the log reset, records requests, wall time and peak RSS.
+runs="${RUNS:-5}"            # runs per hfinspect and curl row: the table shows the median
+peer_runs="${PEER_RUNS:-3}"  # the peer takes seconds a run
+rows=()    # "tool|requests|hub|cdn|median_ms|min_ms|max_ms|runs|peak_kb|note"
+# run NAME N [--fresh-cache] COMMAND... : N runs, each with the request log reset (and, with
+# --fresh-cache, an empty $cache). Records the median, fastest and slowest wall time, the largest
+# peak RSS, and the requests of the last run. A failing run ends the row.
 run() {
-  local name="$1"; shift
+  local name="$1" n="$2"; shift 2
+  local fresh=""
+  if [ "$1" = --fresh-cache ]; then fresh=1; shift; fi
   if [ "$name" != huggingface.js ] && [ -n "$hfi_broken" ]; then
-    rows+=("$name|-|-|-|-|-|SKIPPED ($hfi_broken)")
+    rows+=("$name|-|-|-|-|-|-|-|-|SKIPPED ($hfi_broken)")
     return
   fi
-  reset_log
-  local t0 t1 rc
-  t0=$(now_ms)
-  /usr/bin/time -f %M -o "$work/rss" "$@" >"$work/out" 2>"$work/err"
-  rc=$?
-  t1=$(now_ms)
+  local walls=() peak=0 rc=0 i t0 t1 kb
+  for ((i = 1; i <= n; i++)); do
+    if [ -n "$fresh" ]; then rm -rf "$cache"; mkdir -p "$cache"; fi
+    reset_log
+    t0=$(now_ms)
+    /usr/bin/time -f %M -o "$work/rss" "$@" >"$work/out" 2>"$work/err"
+    rc=$?
+    t1=$(now_ms)
+    [ "$rc" -eq 0 ] || break
+    walls+=($((t1 - t0)))
+    kb=$(tail -n1 "$work/rss")
+    [ "${kb:-0}" -gt "$peak" ] && peak=$kb
+  done
   local counts; counts=($(count_requests))
-  local note="ok"
-  [ "$rc" -eq 0 ] || note="FAILED (exit $rc): $(grep -v '^Command exited' "$work/err" | tail -n1 | cut -c1-100)"
-  rows+=("$name|${counts[0]}|${counts[1]}|${counts[2]}|$((t1 - t0))|$(tail -n1 "$work/rss")|$note")
+  if [ "$rc" -ne 0 ]; then
+    rows+=("$name|${counts[0]}|${counts[1]}|${counts[2]}|-|-|-|-|-|FAILED (exit $rc): $(grep -v '^Command exited' "$work/err" | tail -n1 | cut -c1-100)")
+    return
+  fi
+  local sorted; sorted=($(printf '%s\n' "${walls[@]}" | sort -n))
+  local median=${sorted[$(( (${#sorted[@]} - 1) / 2 ))]}
+  rows+=("$name|${counts[0]}|${counts[1]}|${counts[2]}|$median|${sorted[0]}|${sorted[-1]}|${#sorted[@]}|$peak|ok")
   cp "$work/out" "$work/$name.out"
 }
 
 cache="$work/hf-cache"
 mkdir -p "$cache"
-echo "== hfinspect cold ($repo)" >&2
+echo "== hfinspect cold ($repo), $runs runs" >&2
 isolated=(env -u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HUB_OFFLINE HF_HOME="$work/hf-home" HF_ENDPOINT="$endpoint"
           HF_HUB_CACHE="$cache")
-run "hfinspect-cold" "${isolated[@]}" "$hfi_bin" "$repo" --json
-echo "== hfinspect warm ($repo@$commit)" >&2
-run "hfinspect-warm" "${isolated[@]}" "$hfi_bin" "$repo@$commit" --json
+run "hfinspect-cold" "$runs" --fresh-cache "${isolated[@]}" "$hfi_bin" "$repo" --json
+echo "== hfinspect warm ($repo@$commit), $runs runs" >&2
+run "hfinspect-warm" "$runs" "${isolated[@]}" "$hfi_bin" "$repo@$commit" --json
 echo "== @huggingface/hub parseSafetensorsMetadata" >&2
-run "huggingface.js" "${isolated[@]}" node "$peer/parse.mjs" "$endpoint" "$repo"
+run "huggingface.js" "$peer_runs" "${isolated[@]}" node "$peer/parse.mjs" "$endpoint" "$repo"
 peer_inner="$(json_get wall_ms <"$work/huggingface.js.out" 2>/dev/null)"
 
 # The floor this hub and machine set for any client: curl fetching only what a cold run needs (the
@@ -117,26 +135,28 @@ echo "== network floor: curl, no parsing" >&2
 curl -fsS "$endpoint/api/models/$repo" |
   node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{for(const f of JSON.parse(s).siblings||[])if(f.rfilename.endsWith(".safetensors"))console.log(f.rfilename)})' |
   while read -r shard; do printf 'url = "%s/%s/resolve/%s/%s"\noutput = "/dev/null"\n' "$endpoint" "$repo" "$commit" "$shard"; done >"$work/floor.curl"
-run "curl-floor" bash -c 'curl -fsS "$1/api/models/$2/revision/main?blobs=true" >/dev/null &&
+run "curl-floor" "$runs" bash -c 'curl -fsS "$1/api/models/$2/revision/main?blobs=true" >/dev/null &&
   curl -fsS -L -r 0-100007 --parallel --parallel-immediate --parallel-max 512 -K "$3"' _ "$endpoint" "$repo" "$work/floor.curl"
 
 echo
 echo "repo $repo at $commit, ${latency_ms} ms added to every response (hub and CDN)"
-printf '%-16s %9s %6s %6s %9s %7s %9s  %s\n' tool requests hub cdn wall_ms rounds peak_MB status
+printf '%-16s %9s %6s %6s %9s %7s %13s %9s  %s\n' tool requests hub cdn wall_ms rounds "min-max (n)" peak_MB status
 cold_rounds="" peer_rounds=""
 for row in "${rows[@]}"; do
-  IFS='|' read -r name req hub cdn wall kb note <<<"$row"
-  rounds=- mb=-
+  IFS='|' read -r name req hub cdn wall lo hi n kb note <<<"$row"
+  rounds=- mb=- spread=-
   if [ "$wall" != - ]; then
     rounds=$(awk -v w="$wall" -v l="$latency_ms" 'BEGIN { printf "%.1f", w / l }')
     mb=$(awk -v k="${kb:-0}" 'BEGIN { printf "%.1f", k / 1024 }')
+    spread="$lo-$hi ($n)"
   fi
-  printf '%-16s %9s %6s %6s %9s %7s %9s  %s\n' "$name" "$req" "$hub" "$cdn" "$wall" "$rounds" "$mb" "$note"
+  printf '%-16s %9s %6s %6s %9s %7s %13s %9s  %s\n' "$name" "$req" "$hub" "$cdn" "$wall" "$rounds" "$spread" "$mb" "$note"
   if [ "$note" = ok ]; then
     [ "$name" = hfinspect-cold ] && cold_rounds="$rounds"
     [ "$name" = huggingface.js ] && peer_rounds="$rounds"
   fi
 done
+echo "(wall_ms is the median of the runs; rounds = wall_ms / ${latency_ms} ms; peak_MB is the largest of the runs)"
 [ -n "$peer_inner" ] && echo "(huggingface.js inside node, without process start-up: ${peer_inner} ms)"
 
 # Latency actually paid: the median of 3 cold runs against each hub.

@@ -84,6 +84,11 @@ using FlatIndex = hfi::FlatIndex;
 class TensorIndex {
  public:
   explicit TensorIndex(const std::vector<ShardHeader>& shards);
+  // Without the name table: at() works at once, find() only after index_names(). Building the
+  // table (a hash of every name) can then run beside work that needs the tensors alone.
+  struct NamesLater {};
+  TensorIndex(const std::vector<ShardHeader>& shards, NamesLater);
+  void index_names();
   size_t size() const { return tensors_.size(); }
   const TensorInfo& at(uint32_t i) const { return *tensors_[i]; }
   // prefix + suffix; the concatenation uses a per-thread scratch buffer, no allocation after

@@ -129,18 +129,21 @@ std::optional<Classified> classify(const TensorInfo& t) {
   return std::nullopt;
 }
 
-TensorIndex::TensorIndex(const std::vector<ShardHeader>& shards) {
+TensorIndex::TensorIndex(const std::vector<ShardHeader>& shards) : TensorIndex(shards, NamesLater{}) { index_names(); }
+
+TensorIndex::TensorIndex(const std::vector<ShardHeader>& shards, NamesLater) {
   size_t n = 0;
   for (const auto& s : shards) n += s.header.tensors.size();
   tensors_.reserve(n);
-  by_name_.reserve(n);
-  auto name_of = [this](uint32_t i) { return std::string_view(tensors_[i]->name); };
   for (const auto& s : shards)
-    for (const auto& t : s.header.tensors) {
-      tensors_.push_back(&t);
-      // A name stored twice (two shards): the later one wins, as the loaders' dict update does.
-      by_name_.insert(t.name, static_cast<uint32_t>(tensors_.size() - 1), name_of, true);
-    }
+    for (const auto& t : s.header.tensors) tensors_.push_back(&t);
+}
+
+void TensorIndex::index_names() {
+  by_name_.reserve(tensors_.size());
+  auto name_of = [this](uint32_t i) { return std::string_view(tensors_[i]->name); };
+  // A name stored twice (two shards): the later one wins, as the loaders' dict update does.
+  for (uint32_t i = 0; i < tensors_.size(); ++i) by_name_.insert(tensors_[i]->name, i, name_of, true);
 }
 
 std::optional<uint32_t> TensorIndex::find(std::string_view name) const {
