@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -29,7 +30,7 @@ std::function<void(const http::Progress&)> progress_line() {
   };
 }
 
-Result<Snapshot> load_remote(const RepoRef& ref, const FetchFlags& flags, spdlog::logger& log) {
+Result<Snapshot> load_remote(const RepoRef& ref, const FetchFlags& flags, spdlog::logger& log, DeferredWork& writes) {
   auto settings = hub_settings_from_environment();
   settings.offline = settings.offline || flags.offline;
   if (!flags.token.empty()) {
@@ -55,7 +56,9 @@ Result<Snapshot> load_remote(const RepoRef& ref, const FetchFlags& flags, spdlog
   }
   log.info("{} {} at {} (cache {})", settings.offline ? "reading from the cache" : "fetching", ref.repo_id, ref.revision,
            settings.cache_dir.string());
-  auto snapshot = load_repo(ref, settings, transport.get());
+  LoadOptions load;
+  load.deferred_writes = &writes;
+  auto snapshot = load_repo(ref, settings, transport.get(), load);
   if (transport) log.info("{} HTTP request(s)", transport->requests_sent());
   return snapshot;
 }
@@ -81,6 +84,7 @@ Result<Report> inspect_target(const std::string& target, const FetchFlags& flags
   namespace fs = std::filesystem;
   std::error_code ec;
   Result<Snapshot> snapshot = Error{};
+  DeferredWork cache_writes;  // the shard-header pack is written while the report is built
   if (fs::is_directory(target, ec)) {
     if (!flags.revision.empty()) return Error{ErrorKind::Usage, "--revision", "", "applies to repository ids, not directories", {}};
     LocalSource source(target);
@@ -94,11 +98,17 @@ Result<Report> inspect_target(const std::string& target, const FetchFlags& flags
     if (!flags.revision.empty()) ref->revision = flags.revision;
     options.repo_id = ref->repo_id;
     options.revision = ref->revision;
-    snapshot = load_remote(*ref, flags, log);
+    snapshot = load_remote(*ref, flags, log, cache_writes);
   }
   if (!snapshot) return snapshot.error();
   log.info("read {} shard header(s)", snapshot->shards.size());
-  return build_report(*snapshot, options);
+  auto report = build_report(*snapshot, options);
+  for (auto& note : cache_writes.wait()) {
+    if (!report) break;
+    auto& notes = report->notes;
+    if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(std::move(note));  // said once
+  }
+  return report;
 }
 
 }  // namespace hfi::cli

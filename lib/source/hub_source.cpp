@@ -69,6 +69,10 @@ http::Request info_request(const RepoRef& ref, const HubSettings& settings) {
   return r;
 }
 
+std::string cache_failure_note(const HubCache& cache) {
+  return "could not write to the cache at " + cache.repo_dir().string() + "; the next run will fetch again";
+}
+
 }  // namespace
 
 Error hub_error(const http::Response& r, const RepoRef& ref, const HubSettings& settings, const std::string& what) {
@@ -216,7 +220,7 @@ bool HubSource::listed(const std::string& path) const {
 void HubSource::cache_failed() {
   if (cache_warned_ || !cache_) return;
   cache_warned_ = true;
-  notes_.push_back("could not write to the cache at " + cache_->repo_dir().string() + "; the next run will fetch again");
+  notes_.push_back(cache_failure_note(*cache_));
 }
 
 Status HubSource::open(std::optional<RepoInfo> known) {
@@ -360,10 +364,19 @@ void HubSource::remember_header_bytes(const std::string& path, uint64_t offset, 
   headers_unsaved_ = true;
 }
 
-void HubSource::save_headers() {
+void HubSource::save_headers(DeferredWork* later) {
   if (!cache_ || !headers_unsaved_) return;
   headers_unsaved_ = false;
-  if (!cache_->store_header_pack(info_.commit, header_bytes_)) cache_failed();
+  if (!later) {
+    if (!cache_->store_header_pack(info_.commit, header_bytes_)) cache_failed();
+    return;
+  }
+  // The task owns what it writes: this source, and the cache object, may be gone when it runs.
+  later->run([cache = *cache_, commit = info_.commit, headers = std::move(header_bytes_)]() mutable -> std::optional<std::string> {
+    if (cache.store_header_pack(commit, headers)) return std::nullopt;
+    return cache_failure_note(cache);
+  });
+  header_bytes_.clear();
 }
 
 std::vector<Result<std::string>> HubSource::read_ranges(const std::vector<RangeRequest>& requests) {

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/deferred_work.hpp"
 #include "http/http.hpp"
 #include "source/hf_cache.hpp"
 #include "source/hub_cache.hpp"
@@ -49,8 +50,9 @@ class HubSource final : public Source {
   std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) override;
 
   // Writes the shard headers read so far to the cache, in one file (also done on destruction);
-  // call before reading notes().
-  void save_headers();
+  // call before reading notes(). With `later`, the write runs there, and a failure becomes the
+  // note that later->wait() returns instead of one in notes().
+  void save_headers(DeferredWork* later = nullptr);
   const std::vector<std::string>& notes() const { return notes_; }
 
  private:

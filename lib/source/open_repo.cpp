@@ -79,7 +79,7 @@ Result<Snapshot> load_repo(const RepoRef& ref, const HubSettings& settings, http
   auto opened = hub.open(std::move(known));
   if (!opened) return opened.error();
   auto snapshot = load_snapshot(hub, options);
-  hub.save_headers();
+  hub.save_headers(options.deferred_writes);
   if (!snapshot) return snapshot.error();
   for (const auto& note : hub.notes()) snapshot->notes.push_back(note);
   return snapshot;

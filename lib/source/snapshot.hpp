@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/deferred_work.hpp"
 #include "core/error.hpp"
 #include "formats/model_config.hpp"
 #include "formats/safetensors_header.hpp"
@@ -41,6 +42,9 @@ struct Snapshot {
 struct LoadOptions {
   // The first request for each shard asks for this many bytes; it covers most real headers.
   uint64_t header_probe_bytes = 100'000 + 8;
+  // Where cache writes that nothing waits for may go (the shard-header pack of a Hub read);
+  // null: written before loading returns. The caller waits for it before relying on the cache.
+  DeferredWork* deferred_writes = nullptr;
 };
 
 Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options = {});

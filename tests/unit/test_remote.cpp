@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -164,6 +165,25 @@ TEST_CASE("163 shards: two requests per shard, a handful more, none on a warm pi
   REQUIRE(offline.code == 0);
   CHECK(hub.requests().empty());
   CHECK(total_params(offline.out) == 684'489'845'504ull);
+}
+
+TEST_CASE("a cache that cannot be written costs a note, not the report", "[remote]") {
+  TestHub hub(fixture_hub());
+  const std::string repo = "deepseek-ai/DeepSeek-V3";  // headers pack written while the report is built
+  auto dir = fresh_dir("unwritable");
+  fs::path cache = dir / "cache-is-a-file";
+  std::ofstream(cache) << "not a directory\n";  // even root cannot create folders below a file
+  auto run = run_cli(repo + " --json", hub_env(hub, cache));
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  CHECK(total_params(run.out) == 684'489'845'504ull);  // published: 671,026,419,200 + MTP 13,463,426,304
+  auto doc = parse(run.out);
+  const hfi::Json* notes = doc.find("notes");
+  REQUIRE(notes);
+  size_t cache_notes = 0;
+  for (const auto& n : notes->items())
+    if (n.as_string().find("could not write to the cache at " + cache.string()) != std::string::npos) ++cache_notes;
+  CHECK(cache_notes == 1);  // the file writes and the deferred pack write fail alike: said once
 }
 
 TEST_CASE("the cache follows the Hugging Face layout", "[remote]") {
