@@ -80,7 +80,8 @@ int fail(const Error& e) {
   return exit_code(e.kind);
 }
 
-Result<Report> inspect_target(const std::string& target, const FetchFlags& flags, ReportOptions options, spdlog::logger& log) {
+Result<Report> inspect_target(const std::string& target, const FetchFlags& flags, ReportOptions options, spdlog::logger& log,
+                              std::vector<Snapshot>* keep) {
   namespace fs = std::filesystem;
   std::error_code ec;
   Result<Snapshot> snapshot = Error{};
@@ -108,6 +109,7 @@ Result<Report> inspect_target(const std::string& target, const FetchFlags& flags
     auto& notes = report->notes;
     if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(std::move(note));  // said once
   }
+  if (keep) keep->push_back(std::move(*snapshot));
   return report;
 }
 

@@ -154,7 +154,8 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  auto report = hfi::cli::inspect_target(target, fetch, options, *logger);
+  std::vector<hfi::Snapshot> read;  // never freed: finish() ends the process
+  auto report = hfi::cli::inspect_target(target, fetch, options, *logger, &read);
   if (!report) return hfi::cli::fail(report.error());
   std::string text;
   if (json) {
