@@ -49,7 +49,6 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   for (const auto& s : shards) {
     view.stored_bytes += s.header.data_bytes;
     view.file_bytes += s.header.file_size();
-    for (const auto& t : s.header.tensors) view.stored_elements += t.elements;
   }
   // Classifying (step 1) needs the tensors alone; the name table, a hash of every name, is first
   // needed by the decoders in step 2, so it is built beside step 1.
@@ -71,7 +70,9 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   auto prefix_of = [&candidates](uint32_t k) { return candidates[k].prefix; };
   std::vector<std::pair<uint32_t, std::string_view>> attention_level;  // KV scales, act.scales
   size_t vocabulary = 0;
+  uint32_t last = quant::FlatIndex::kEmpty;  // a module's tensors mostly sit side by side: one lookup serves them
   for (uint32_t i = 0; i < n; ++i) {
+    view.stored_elements += idx.at(i).elements;  // this pass reads every tensor anyway
     auto cl = quant::classify(idx.at(i));
     if (!cl) continue;
     ++vocabulary;
@@ -80,13 +81,15 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
       attention_level.emplace_back(i, cl->prefix);
       continue;
     }
-    uint32_t k = candidate_of.find(cl->prefix, prefix_of);
+    uint32_t k = last != quant::FlatIndex::kEmpty && candidates[last].prefix == cl->prefix ? last
+                                                                                          : candidate_of.find(cl->prefix, prefix_of);
     if (k == quant::FlatIndex::kEmpty) {
       k = static_cast<uint32_t>(candidates.size());
       candidates.emplace_back().prefix = cl->prefix;
       candidate_of.insert(cl->prefix, k, prefix_of, false);
     }
     candidates[k].add(cl->term, i);
+    last = k;
   }
 
   names.get();
@@ -147,12 +150,14 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   view.quant_modules.reserve(modules);
   std::vector<std::pair<size_t, size_t>> owned_by;  // bookkeeping entry, candidate: owner set once all are placed
   std::vector<size_t> module_logical(candidates.size(), 0);  // candidate -> its weight's place in view.logical
+  std::vector<uint8_t> placed(candidates.size(), 0);
   for (uint32_t i = 0; i < n; ++i) {
     const TensorInfo& t = idx.at(i);
     if (claim[i] >= 0 && decoded[static_cast<size_t>(claim[i])]->anchor == i) {
       auto ci = static_cast<size_t>(claim[i]);
       quant::Decoded& d = *decoded[ci];
       module_logical[ci] = view.logical.size();
+      placed[ci] = 1;
       d.module.logical = view.logical.size();
       view.logical.push_back(std::move(d.logical));
       view.quant_modules.push_back(std::move(d.module));
@@ -162,6 +167,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
       BookkeepingTensor b;
       b.name = t.name;
       if (claim[i] == kStandalone) b.module = std::string(standalone_owner.at(i));
+      else if (placed[static_cast<size_t>(claim[i])]) b.owner = module_logical[static_cast<size_t>(claim[i])];  // the usual order: weight first
       else owned_by.emplace_back(view.bookkeeping.size(), static_cast<size_t>(claim[i]));
       b.kind = kind[i];
       b.dtype = t.dtype;
