@@ -282,7 +282,20 @@ struct EventServer::Impl {
                        c->requests >= settings.max_requests_per_connection;
       c->state = Connection::State::Handling;
       bool head = req.method == "HEAD";
-      handler(std::move(req), Responder(owner, id, head));  // may answer (and finish) right away
+      try {
+        handler(std::move(req), Responder(owner, id, head));  // may answer (and finish) right away
+      } catch (const std::exception& e) {
+        // A handler bug must not take the server thread down with it: the client gets a 500.
+        Connection* still = find(id);
+        if (still && still->state == Connection::State::Handling) {
+          Response res;
+          res.status = 500;
+          res.headers.set("Content-Type", "text/plain");
+          res.body.prefix = std::make_shared<const std::string>(std::string("testhub internal error: ") + e.what());
+          res.body.length = res.body.prefix->size();
+          send(id, head, std::move(res));
+        }
+      }
     }
   }
 

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -112,6 +113,7 @@ struct EchoServer {
             settings,
             [](Request&& req, Responder r) {
               if (req.target == "/never") return;
+              if (req.target == "/throw") throw std::runtime_error("handler bug");
               std::string reply = req.method + " " + req.target + " " + req.body;
               if (req.target == "/late") {
                 r.after(std::chrono::milliseconds(30), [reply](Responder later) { later.send(text(200, reply)); });
@@ -159,6 +161,14 @@ TEST_CASE("event server: keep-alive, pipelining in order, HEAD, Connection: clos
   REQUIRE(old.read_response(head, body));
   CHECK(body == "GET /ten ");
   CHECK(old.read_to_close());
+
+  RawClient bug(echo.port);  // a handler that throws: a 500, and the server carries on
+  bug.send("GET /throw HTTP/1.1\r\n\r\nGET /after HTTP/1.1\r\n\r\n");
+  REQUIRE(bug.read_response(head, body));
+  CHECK(head.starts_with("HTTP/1.1 500 "));
+  CHECK(body == "testhub internal error: handler bug");
+  REQUIRE(bug.read_response(head, body));
+  CHECK(body == "GET /after ");
 }
 
 TEST_CASE("event server: malformed, oversized and chunked requests are refused and reported", "[testhub][event-server]") {
