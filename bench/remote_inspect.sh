@@ -118,6 +118,15 @@ run() {
 
 cache="$work/hf-cache"
 mkdir -p "$cache"
+# One untimed cold run against each hub first: the hubs have just started, and their first
+# requests (and the machine's caches) are not what the timed runs should measure.
+if [ -z "$hfi_broken" ]; then
+  for ep in "$endpoint" "$endpoint0"; do
+    env -u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HUB_OFFLINE HF_HOME="$work/hf-home" HF_ENDPOINT="$ep" \
+      HF_HUB_CACHE="$work/warmup-cache" "$hfi_bin" "$repo" --json >/dev/null 2>&1
+    rm -rf "$work/warmup-cache"
+  done
+fi
 echo "== hfinspect cold ($repo), $runs runs" >&2
 isolated=(env -u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HUB_OFFLINE HF_HOME="$work/hf-home" HF_ENDPOINT="$endpoint"
           HF_HUB_CACHE="$cache")
