@@ -101,6 +101,7 @@ struct Connection {
   bool close_after = false;     // this response is the connection's last
   bool sent_continue = false;   // "100 Continue" already sent for the request being read
   bool polling_out = false;     // EPOLLOUT is in the interest set
+  bool peer_done = false;       // the client shut down its sending side: answer, then close
   std::string out_head;
   size_t head_sent = 0;
   Body body;
@@ -154,11 +155,17 @@ struct EventServer::Impl {
 
   void watch_output(Connection& c, bool on) {
     if (c.polling_out == on) return;
+    set_interest(c, on);
+  }
+
+  void set_interest(Connection& c, bool out) {
     epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0u);
+    // Input is not watched once the client has finished sending: a level-triggered end of
+    // stream would otherwise wake the loop without pause.
+    ev.events = (c.peer_done ? 0u : EPOLLIN | EPOLLRDHUP) | (out ? EPOLLOUT : 0u);
     ev.data.u64 = c.id;
     ::epoll_ctl(epoll_fd, EPOLL_CTL_MOD, c.fd, &ev);
-    c.polling_out = on;
+    c.polling_out = out;
   }
 
   void run_loop() {
@@ -235,12 +242,29 @@ struct EventServer::Impl {
         }
         continue;
       }
-      if (n == 0) return close_connection(id);  // the client left (or finished after our FIN)
+      if (n == 0) return on_end_of_input(id);
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
       return close_connection(id);
     }
     if (c->state == Connection::State::Reading) parse_requests(id);
+  }
+
+  // The client sent its last byte. A client that shuts down only its sending side after a
+  // request still gets the answer; a connection with nothing left to answer closes.
+  void on_end_of_input(uint64_t id) {
+    Connection* c = find(id);
+    if (!c) return;
+    if (c->state == Connection::State::Reading && !c->in.empty()) {
+      parse_requests(id);
+      c = find(id);
+      if (!c) return;
+    }
+    if (c->state == Connection::State::Reading || c->state == Connection::State::Draining) return close_connection(id);
+    c->peer_done = true;
+    c->close_after = true;
+    c->last_activity = Clock::now();
+    set_interest(*c, c->polling_out);
   }
 
   // Parses and dispatches buffered requests while the connection is free to take one.
@@ -408,6 +432,7 @@ struct EventServer::Impl {
     }
     watch_output(*c, false);
     if (c->close_after) {
+      if (c->peer_done) return close_connection(id);  // all input read: a plain close is clean
       // FIN after the last byte, then wait for the client's close: closing with unread input
       // would send a reset that can destroy the response in flight.
       ::shutdown(c->fd, SHUT_WR);
@@ -448,6 +473,7 @@ struct EventServer::Impl {
           if (idle > settings.keep_alive_timeout) expired.push_back(id);
           break;
         case Connection::State::Handling:  // the handler decides; a Hang fault holds it on purpose
+          if (c->peer_done && idle > settings.keep_alive_timeout) expired.push_back(id);  // unless nobody is there
           break;
       }
     }

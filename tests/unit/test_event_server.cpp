@@ -43,6 +43,7 @@ class RawClient {
   RawClient& operator=(const RawClient&) = delete;
 
   bool connected() const { return connected_; }
+  void shutdown_sending() const { ::shutdown(fd_, SHUT_WR); }
   void send(const std::string& bytes) const {
     size_t off = 0;
     while (off < bytes.size()) {
@@ -161,6 +162,12 @@ TEST_CASE("event server: keep-alive, pipelining in order, HEAD, Connection: clos
   REQUIRE(old.read_response(head, body));
   CHECK(body == "GET /ten ");
   CHECK(old.read_to_close());
+
+  RawClient half(echo.port);  // sends its request, then shuts down its sending side
+  half.send("GET /late HTTP/1.1\r\n\r\n");
+  half.shutdown_sending();
+  REQUIRE(half.read_to_close());
+  CHECK(half.buffered().find("\r\n\r\nGET /late ") != std::string::npos);
 
   RawClient bug(echo.port);  // a handler that throws: a 500, and the server carries on
   bug.send("GET /throw HTTP/1.1\r\n\r\nGET /after HTTP/1.1\r\n\r\n");
