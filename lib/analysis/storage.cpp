@@ -149,15 +149,14 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   view.bookkeeping.reserve(vocabulary);
   view.quant_modules.reserve(modules);
   std::vector<std::pair<size_t, size_t>> owned_by;  // bookkeeping entry, candidate: owner set once all are placed
-  std::vector<size_t> module_logical(candidates.size(), 0);  // candidate -> its weight's place in view.logical
-  std::vector<uint8_t> placed(candidates.size(), 0);
+  constexpr size_t kNotPlaced = SIZE_MAX;
+  std::vector<size_t> module_logical(candidates.size(), kNotPlaced);  // candidate -> its weight's place in view.logical
   for (uint32_t i = 0; i < n; ++i) {
     const TensorInfo& t = idx.at(i);
     if (claim[i] >= 0 && decoded[static_cast<size_t>(claim[i])]->anchor == i) {
       auto ci = static_cast<size_t>(claim[i]);
       quant::Decoded& d = *decoded[ci];
       module_logical[ci] = view.logical.size();
-      placed[ci] = 1;
       d.module.logical = view.logical.size();
       view.logical.push_back(std::move(d.logical));
       view.quant_modules.push_back(std::move(d.module));
@@ -167,7 +166,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
       BookkeepingTensor b;
       b.name = t.name;
       if (claim[i] == kStandalone) b.module = std::string(standalone_owner.at(i));
-      else if (placed[static_cast<size_t>(claim[i])]) b.owner = module_logical[static_cast<size_t>(claim[i])];  // the usual order: weight first
+      else if (module_logical[static_cast<size_t>(claim[i])] != kNotPlaced) b.owner = module_logical[static_cast<size_t>(claim[i])];  // weight first, as usual
       else owned_by.emplace_back(view.bookkeeping.size(), static_cast<size_t>(claim[i]));
       b.kind = kind[i];
       b.dtype = t.dtype;
