@@ -91,6 +91,8 @@ struct TestHub::Impl {
   void on_request(const std::string& origin, http::Request&& req, http::Responder responder);
   void answer(const std::string& origin, detail::RequestContext ctx, const http::Request& req,
               http::Responder responder);
+  // Every routed answer (faults included) leaves here: common headers, the log, the socket.
+  void deliver(const std::string& origin, const http::Request& req, http::Response res, http::Responder responder);
   bool serve_control(const http::Request& req, http::Responder responder);  // false: not a control route
   void log_routed(const std::string& origin, const http::Request& req, const http::Response& res);
   void log_unrouted(const std::string& origin, const http::Request& req, int status);

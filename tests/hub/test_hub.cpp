@@ -159,9 +159,7 @@ void TestHub::Impl::on_request(const std::string& origin, http::Request&& req, h
         send_text(res, 302, "Found. Redirecting to " + shared->target, "text/plain; charset=utf-8");
         put(res, "Location", shared->target);
       }
-      add_common_headers(*shared, res, origin);
-      log_routed(origin, *shared, res);
-      r.send(std::move(res));
+      deliver(origin, *shared, std::move(res), r);
       return;
     }
     answer(origin, std::move(ctx), *shared, r);
@@ -182,6 +180,11 @@ void TestHub::Impl::answer(const std::string& origin, RequestContext ctx, const 
     res = http::Response{};
     send_text(res, 500, std::string("testhub internal error: ") + e.what(), "text/plain");
   }
+  deliver(origin, req, std::move(res), responder);
+}
+
+void TestHub::Impl::deliver(const std::string& origin, const http::Request& req, http::Response res,
+                            http::Responder responder) {
   add_common_headers(req, res, origin);
   log_routed(origin, req, res);
   responder.send(std::move(res));
