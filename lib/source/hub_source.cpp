@@ -159,12 +159,12 @@ HubSource::~HubSource() {
   save_headers();
 }
 
-void HubSource::start_early_header_reads() {
+std::vector<http::Request> HubSource::early_header_batch() {
   // Only the common layout: a root index beside root-level shards. consolidated*.safetensors
   // repeats the shards in another layout and is not read.
-  if (!listed("model.safetensors.index.json")) return;
-  constexpr size_t kMostEarly = 256;  // as many as load_snapshot asks for at once
   std::vector<http::Request> batch;
+  if (!listed("model.safetensors.index.json")) return batch;
+  constexpr size_t kMostEarly = 256;  // as many as load_snapshot asks for at once
   for (const auto& f : info_.files) {
     if (f.path.find('/') != std::string::npos || !f.path.ends_with(".safetensors") || f.path.starts_with("consolidated"))
       continue;
@@ -176,6 +176,11 @@ void HubSource::start_early_header_reads() {
     batch.push_back(std::move(r));
     early_paths_.push_back(f.path);
   }
+  return batch;
+}
+
+void HubSource::start_early_header_reads() {
+  auto batch = early_header_batch();
   if (batch.empty()) return;
   // A sibling transport of its own: the thread's reads and this thread's go on side by side.
   try {
@@ -184,6 +189,30 @@ void HubSource::start_early_header_reads() {
   } catch (const std::system_error&) {
     early_paths_.clear();  // no thread to be had: the reads simply happen when asked for
   }
+}
+
+bool HubSource::start_info_then_header_reads(http::Request info) {
+  try {
+    early_transport_ = transport_.sibling();
+    early_thread_ = std::thread([this, info = std::move(info)] {
+      auto response = early_transport_->perform({info}, "repository info").front();
+      std::vector<http::Request> batch;
+      if (response.status == 200) {
+        auto parsed = parse_repo_info(response.body, info.url);
+        if (parsed && parsed->sizes_known) {
+          // open() reads info_ only once the promise is kept.
+          info_ = std::move(parsed.value());
+          info_parsed_early_ = true;
+          batch = early_header_batch();
+        }
+      }
+      info_ready_.set_value(std::move(response));
+      if (!batch.empty()) early_responses_ = early_transport_->perform(batch, "shard headers");
+    });
+  } catch (const std::system_error&) {
+    return false;
+  }
+  return true;
 }
 
 void HubSource::finish_early_header_reads() {
@@ -227,7 +256,8 @@ Status HubSource::open(std::optional<RepoInfo> known) {
   opened_ = true;
   std::vector<http::Request> requests;
   if (known) info_ = std::move(*known);
-  if (!known) requests.push_back(info_request(ref_, settings_));
+  const bool info_on_helper = !known && start_info_then_header_reads(info_request(ref_, settings_));
+  if (!known && !info_on_helper) requests.push_back(info_request(ref_, settings_));
   size_t first_file = requests.size();
   for (const auto& path : round_one_files()) {
     http::Request r;
@@ -246,7 +276,7 @@ Status HubSource::open(std::optional<RepoInfo> known) {
   // pins the commit and lists the shards, their header reads leave, beside the rest of this round.
   bool info_taken = false;
   auto take_info = [&](size_t i, const http::Response& r) {
-    if (known || i != 0 || r.status != 200) return;
+    if (known || info_on_helper || i != 0 || r.status != 200) return;
     auto info = parse_repo_info(r.body, requests[0].url);
     if (!info || !info->sizes_known) return;  // dealt with below, once the round is over
     info_ = std::move(info.value());
@@ -254,9 +284,18 @@ Status HubSource::open(std::optional<RepoInfo> known) {
     start_early_header_reads();
   };
   auto responses = transport_.perform(requests, "metadata files", take_info);
+  std::optional<http::Response> info_response;
+  if (info_on_helper) {
+    info_response = info_ready_.get_future().get();
+    info_taken = info_parsed_early_;
+    // Not parsed there (an error, or a mirror without sizes): the thread is done; handled below.
+    if (!info_taken) early_thread_.join();
+  } else if (!known) {
+    info_response = std::move(responses[0]);
+  }
   if (!known && !info_taken) {
-    if (responses[0].status != 200) return hub_error(responses[0], ref_, settings_, "repository info");
-    auto info = parse_repo_info(responses[0].body, requests[0].url);
+    if (info_response->status != 200) return hub_error(*info_response, ref_, settings_, "repository info");
+    auto info = parse_repo_info(info_response->body, info_request(ref_, settings_).url);
     if (!info) return info.error();
     info_ = std::move(info.value());
     if (!info_.sizes_known) {

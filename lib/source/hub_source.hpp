@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <future>
 #include <thread>
 #include <string>
 #include <string_view>
@@ -64,6 +65,11 @@ class HubSource final : public Source {
   void remember_header_bytes(const std::string& path, uint64_t offset, std::string_view bytes);
   // Sends the header reads of the shards the listing already names, on a thread, so they travel
   // while the caller parses the index that names them officially.
+  // The info and the shard header reads it makes possible, on a helper thread with a transport of
+  // its own: the reads then leave on the info's connection (over HTTP/2, one connection whose
+  // stream limit is already known). False when no thread could be had.
+  bool start_info_then_header_reads(http::Request info);
+  std::vector<http::Request> early_header_batch();  // also records early_paths_
   void start_early_header_reads();
   void finish_early_header_reads();
   // A response read ahead of time that covers [0, length) of `path`, if any.
@@ -85,6 +91,9 @@ class HubSource final : public Source {
   std::thread early_thread_;
   std::vector<std::string> early_paths_;
   std::vector<http::Response> early_responses_;
+  // Set by early_thread_ before it hands over the info's response through info_ready_.
+  bool info_parsed_early_ = false;
+  std::promise<http::Response> info_ready_;
   std::vector<std::string> notes_;
   bool cache_warned_ = false;
   std::map<std::string, std::string> header_bytes_;  // shard path -> its beginning, for the cache

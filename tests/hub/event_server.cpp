@@ -20,7 +20,9 @@
 #include <thread>
 #include <unordered_map>
 
+#include "hub/h2_session.hpp"
 #include "hub/hub_util.hpp"
+#include "hub/tls_context.hpp"
 
 namespace hfi::testhub::http {
 
@@ -60,6 +62,7 @@ std::string_view trim(std::string_view s) {
 // Ids in epoll's data field: these two are not connections.
 constexpr uint64_t kListenId = 1;
 constexpr uint64_t kWakeId = 2;
+constexpr uint64_t kTlsListenId = 3;
 constexpr uint64_t kFirstConnectionId = 16;
 constexpr size_t kChunk = 256 * 1024;  // largest body piece offered to one sendmsg
 constexpr auto kSweepInterval = std::chrono::milliseconds(200);
@@ -108,6 +111,7 @@ struct Connection {
   uint64_t body_to_send = 0;
   uint64_t body_sent = 0;
   Clock::time_point last_activity = Clock::now();
+  std::unique_ptr<H2Session> h2;  // set on the TLS listener's connections, which speak only HTTP/2
 };
 
 struct EventServer::Impl {
@@ -116,7 +120,8 @@ struct EventServer::Impl {
   RejectHook on_reject;
   EventServer* owner = nullptr;
 
-  int epoll_fd = -1, listen_fd = -1, wake_fd = -1;
+  int epoll_fd = -1, listen_fd = -1, wake_fd = -1, tls_listen_fd = -1;
+  int tls_port = 0;
   std::thread thread;
   std::atomic<bool> stopping{false};
   bool stopped = false;
@@ -124,6 +129,7 @@ struct EventServer::Impl {
   std::unordered_map<uint64_t, std::unique_ptr<Connection>> connections;
   uint64_t next_id = kFirstConnectionId;
   std::vector<uint64_t> reparse;  // connections that finished a response with input still buffered
+  std::vector<uint64_t> doomed;   // HTTP/2 connections that broke while their session was on the stack
 
   struct Timer {
     Clock::time_point due;
@@ -136,7 +142,7 @@ struct EventServer::Impl {
   Clock::time_point last_sweep = Clock::now();
 
   ~Impl() {
-    for (int fd : {epoll_fd, listen_fd, wake_fd})
+    for (int fd : {epoll_fd, listen_fd, wake_fd, tls_listen_fd})
       if (fd >= 0) ::close(fd);
   }
 
@@ -183,8 +189,8 @@ struct EventServer::Impl {
       for (int i = 0; i < n; ++i) {
         uint64_t id = events[i].data.u64;
         if (id == kWakeId) continue;  // stop() was called; the loop condition sees it
-        if (id == kListenId) {
-          accept_all();
+        if (id == kListenId || id == kTlsListenId) {
+          accept_all(id == kTlsListenId);
           continue;
         }
         uint32_t what = events[i].events;
@@ -197,6 +203,8 @@ struct EventServer::Impl {
         ids.swap(reparse);
         for (uint64_t id : ids) parse_requests(id);
       }
+      for (uint64_t id : doomed) close_connection(id);
+      doomed.clear();
       sweep();
     }
     for (auto& [id, c] : connections) ::close(c->fd);
@@ -204,15 +212,24 @@ struct EventServer::Impl {
     timers = {};
   }
 
-  void accept_all() {
+  void accept_all(bool tls) {
     while (true) {
-      int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      int fd = ::accept4(tls ? tls_listen_fd : listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) return;  // EAGAIN, or an error on one pending connection: try again on the next event
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       auto c = std::make_unique<Connection>();
       c->fd = fd;
       c->id = next_id++;
+      if (tls) {
+        uint64_t id = c->id;
+        c->h2 = std::make_unique<H2Session>(settings.tls->get(), fd, settings.h2_max_concurrent_streams,
+                                            settings.max_body_bytes,
+                                            [this, id](int32_t stream, Request&& req) {
+                                              req.tls = true;
+                                              dispatch(id, stream, std::move(req));
+                                            });
+      }
       epoll_event ev{};
       ev.events = EPOLLIN | EPOLLRDHUP;
       ev.data.u64 = c->id;
@@ -227,6 +244,7 @@ struct EventServer::Impl {
   void on_readable(uint64_t id) {
     Connection* c = find(id);
     if (!c) return;
+    if (c->h2) return on_h2_progress(id, c->h2->on_readable());
     std::array<char, 64 * 1024> buf;
     while (true) {
       ssize_t n = ::recv(c->fd, buf.data(), buf.size(), 0);
@@ -305,22 +323,34 @@ struct EventServer::Impl {
       c->close_after = contains_token(connection, "close") || (http10 && !contains_token(connection, "keep-alive")) ||
                        c->requests >= settings.max_requests_per_connection;
       c->state = Connection::State::Handling;
-      bool head = req.method == "HEAD";
-      try {
-        handler(std::move(req), Responder(owner, id, head));  // may answer (and finish) right away
-      } catch (const std::exception& e) {
-        // A handler bug must not take the server thread down with it: the client gets a 500.
-        Connection* still = find(id);
-        if (still && still->state == Connection::State::Handling) {
-          Response res;
-          res.status = 500;
-          res.headers.set("Content-Type", "text/plain");
-          res.body.prefix = std::make_shared<const std::string>(std::string("testhub internal error: ") + e.what());
-          res.body.length = res.body.prefix->size();
-          send(id, head, std::move(res));
-        }
-      }
+      dispatch(id, 0, std::move(req));
     }
+  }
+
+  void dispatch(uint64_t id, int32_t stream, Request&& req) {
+    bool head = req.method == "HEAD";
+    req.connection = id;
+    try {
+      handler(std::move(req), Responder(owner, id, stream, head));  // may answer (and finish) right away
+    } catch (const std::exception& e) {
+      // A handler bug must not take the server thread down with it: the client gets a 500
+      // (unless the handler answered before it threw).
+      Response res;
+      res.status = 500;
+      res.headers.set("Content-Type", "text/plain");
+      res.body.prefix = std::make_shared<const std::string>(std::string("testhub internal error: ") + e.what());
+      res.body.length = res.body.prefix->size();
+      send(id, stream, head, std::move(res));
+    }
+  }
+
+  // After an HTTP/2 session read or wrote: close it when it is over, else watch for output room.
+  void on_h2_progress(uint64_t id, bool alive) {
+    Connection* c = find(id);
+    if (!c) return;
+    if (!alive) return close_connection(id);
+    c->last_activity = Clock::now();
+    watch_output(*c, c->h2->blocked());
   }
 
   static bool parse_head(std::string_view head, Request& req) {
@@ -360,11 +390,18 @@ struct EventServer::Impl {
     res.headers.set("Content-Type", "text/plain");
     res.body.prefix = std::make_shared<const std::string>(util::reason_phrase(status));
     res.body.length = res.body.prefix->size();
-    send(c.id, partial.method == "HEAD", std::move(res));
+    send(c.id, 0, partial.method == "HEAD", std::move(res));
   }
 
-  void send(uint64_t id, bool head, Response res) {
+  void send(uint64_t id, int32_t stream, bool head, Response res) {
     Connection* c = find(id);
+    if (c && c->h2) {
+      c->h2->respond(stream, head, std::move(res));
+      // The session may be on the stack (a handler answering at once): a broken one closes later.
+      if (!c->h2->flush()) return doomed.push_back(id);
+      c->last_activity = Clock::now();
+      return watch_output(*c, c->h2->blocked());
+    }
     if (!c || c->state != Connection::State::Handling) return;  // the client left meanwhile
     if (contains_token(res.headers.get("Connection"), "close")) c->close_after = true;
     res.headers.erase("Connection");
@@ -387,6 +424,7 @@ struct EventServer::Impl {
   // Writes as much of the response as the socket takes now; EPOLLOUT brings us back for the rest.
   void flush(uint64_t id) {
     Connection* c = find(id);
+    if (c && c->h2) return on_h2_progress(id, c->h2->flush());
     if (!c || c->state != Connection::State::Writing) return;
     while (true) {
       std::array<iovec, 2> iov{};
@@ -462,6 +500,13 @@ struct EventServer::Impl {
     std::vector<uint64_t> expired;
     for (const auto& [id, c] : connections) {
       auto idle = now - c->last_activity;
+      if (c->h2) {
+        // Streams being handled are the handler's business (a Hang fault holds one on purpose).
+        bool stalled = c->h2->blocked() ? idle > settings.write_timeout
+                                        : c->h2->open_streams() == 0 && idle > settings.keep_alive_timeout;
+        if (stalled) expired.push_back(id);
+        continue;
+      }
       switch (c->state) {
         case Connection::State::Reading:
           if (idle > (c->in.empty() ? settings.keep_alive_timeout : settings.read_timeout)) expired.push_back(id);
@@ -481,7 +526,9 @@ struct EventServer::Impl {
   }
 };
 
-void Responder::send(Response response) const { server_->impl_->send(connection_, head_, std::move(response)); }
+void Responder::send(Response response) const {
+  server_->impl_->send(connection_, stream_, head_, std::move(response));
+}
 
 void Responder::after(std::chrono::milliseconds delay, std::function<void(Responder)> then) const {
   auto* impl = server_->impl_.get();
@@ -500,34 +547,55 @@ EventServer::EventServer(ServerSettings settings, Handler handler, RejectHook on
 
 EventServer::~EventServer() { stop(); }
 
-int EventServer::start() {
-  auto& s = *impl_;
-  if (s.thread.joinable()) throw std::logic_error("testhub: server already started");
-  s.epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
-  s.wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  s.listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (s.epoll_fd < 0 || s.wake_fd < 0 || s.listen_fd < 0) throw std::runtime_error("testhub: cannot create sockets");
+namespace {
+
+// A non-blocking listening socket on 127.0.0.1 and an ephemeral port: (fd, port).
+std::pair<int, int> listen_on_loopback() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error("testhub: cannot create a socket");
   int one = 1;
-  ::setsockopt(s.listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = 0;
   // A backlog wide enough for a client that opens a few hundred connections at once: dropped SYNs
   // would cost one-second retransmits.
-  if (::bind(s.listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(s.listen_fd, 4096) != 0)
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 4096) != 0) {
+    ::close(fd);
     throw std::runtime_error("testhub: cannot listen on 127.0.0.1");
+  }
   socklen_t len = sizeof addr;
-  ::getsockname(s.listen_fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  for (auto [fd, id] : {std::pair{s.listen_fd, kListenId}, std::pair{s.wake_fd, kWakeId}}) {
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  return {fd, ntohs(addr.sin_port)};
+}
+
+}  // namespace
+
+int EventServer::start() {
+  auto& s = *impl_;
+  if (s.thread.joinable()) throw std::logic_error("testhub: server already started");
+  s.epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
+  s.wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (s.epoll_fd < 0 || s.wake_fd < 0) throw std::runtime_error("testhub: cannot create the event set");
+  auto [listen_fd, port] = listen_on_loopback();
+  s.listen_fd = listen_fd;
+  std::vector<std::pair<int, uint64_t>> watched{{s.listen_fd, kListenId}, {s.wake_fd, kWakeId}};
+  if (s.settings.tls) {
+    std::tie(s.tls_listen_fd, s.tls_port) = listen_on_loopback();
+    watched.emplace_back(s.tls_listen_fd, kTlsListenId);
+  }
+  for (auto [fd, id] : watched) {
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = id;
     if (::epoll_ctl(s.epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) throw std::runtime_error("testhub: epoll_ctl failed");
   }
   s.thread = std::thread([&s] { s.run_loop(); });
-  return ntohs(addr.sin_port);
+  return port;
 }
+
+int EventServer::tls_port() const { return impl_->tls_port; }
 
 void EventServer::stop() {
   auto& s = *impl_;

@@ -1,4 +1,5 @@
-// A small HTTP/1.1 server for the test hub: one thread, one epoll set, timers for injected
+// A small HTTP/1.1 server for the test hub, with HTTP/2 over TLS on a second port when asked
+// (hub/h2_session.*): one thread, one epoll set, timers for injected
 // latency. cpp-httplib's server gives every connection its own thread, which polls an idle socket
 // every few milliseconds; with 300+ connections on 2 cores that cost more CPU than the work itself
 // and added 80-100 ms to a burst of 163 parallel reads. Here a waiting request costs a timer entry,
@@ -39,7 +40,9 @@ struct HeaderList {
 struct Request {
   std::string method;   // "GET", "HEAD", "POST", ...
   std::string target;   // as received: path and query, undecoded
-  std::string version;  // "HTTP/1.1"
+  std::string version;  // "HTTP/1.1", "HTTP/1.0" or "HTTP/2"
+  bool tls = false;     // arrived on the TLS listener
+  uint64_t connection = 0;  // the server's id for the connection it came on
   HeaderList headers;
   std::string body;
   std::string get_header_value(std::string_view name) const { return headers.get(name); }
@@ -65,6 +68,7 @@ struct Response {
 };
 
 class EventServer;
+class TlsContext;
 
 // The right to answer one request. Copyable; every call must be made on the server's thread
 // (inside the handler or a callback it scheduled). A request that is never answered stays open
@@ -78,9 +82,11 @@ class Responder {
 
  private:
   friend class EventServer;
-  Responder(EventServer* server, uint64_t connection, bool head) : server_(server), connection_(connection), head_(head) {}
+  Responder(EventServer* server, uint64_t connection, int32_t stream, bool head)
+      : server_(server), connection_(connection), stream_(stream), head_(head) {}
   EventServer* server_;
   uint64_t connection_;
+  int32_t stream_;  // HTTP/2 stream id; 0 on HTTP/1.x
   bool head_;
 };
 
@@ -91,6 +97,11 @@ struct ServerSettings {
   size_t max_requests_per_connection = 1000;
   size_t max_head_bytes = 64 * 1024;
   size_t max_body_bytes = 1024 * 1024;
+  // When set, start() also opens a TLS listener that speaks HTTP/2 (see hub/h2_session.hpp).
+  std::shared_ptr<const TlsContext> tls;
+  // Streams one HTTP/2 connection carries at once: 100, the least RFC 9113 §6.5.2 recommends and
+  // nghttp2's default.
+  uint32_t h2_max_concurrent_streams = 100;
 };
 
 class EventServer {
@@ -108,6 +119,8 @@ class EventServer {
 
   // Binds 127.0.0.1 on an ephemeral port, starts the thread, returns the port.
   int start();
+  // The TLS listener's port once started with settings.tls; 0 without.
+  int tls_port() const;
   // Closes every connection and joins the thread; pending callbacks are dropped. Idempotent.
   void stop();
 

@@ -10,6 +10,7 @@
 #include "hub/event_server.hpp"
 #include "hub/hub_util.hpp"
 #include "hub/repo_store.hpp"
+#include "hub/tls_context.hpp"
 #include "hub/test_hub.hpp"
 
 namespace hfi::testhub {
@@ -26,6 +27,9 @@ struct RequestContext {
   std::string range;
   std::string authorization;
   bool head = false;
+  bool tls = false;             // came over TLS: a 302 to the CDN points at its TLS listener
+  std::string protocol;         // "HTTP/1.1", "HTTP/2", ...
+  uint64_t connection = 0;
   bool ignore_range = false;    // IgnoreRange fault
   bool reset_mid_body = false;  // ResetMidBody fault
   std::shared_ptr<std::atomic<uint64_t>> body_bytes;
@@ -49,6 +53,8 @@ struct TestHub::Impl {
   std::unique_ptr<http::EventServer> hub_server, cdn_server;
   int hub_port = 0, cdn_port = 0;
   std::string endpoint, cdn_origin;
+  std::shared_ptr<const http::TlsContext> tls;  // with Options::tls
+  std::string tls_endpoint, cdn_tls_origin;
   // Origin written into 302 Locations: cdn_origin, or a TLS proxy in front of it.
   mutable std::mutex cdn_public_mutex;
   std::string cdn_public_origin;

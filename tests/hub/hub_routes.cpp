@@ -255,7 +255,9 @@ void TestHub::Impl::redirect_to_cdn(http::Response& res, const detail::Repo& rep
   // Real signed URLs also carry response-content-disposition; it is left out so that the URL has
   // nothing a client could percent-decode (cpp-httplib's client decodes Location values).
   std::string public_origin;
-  {
+  if (detail::current().tls) {
+    public_origin = cdn_tls_origin;
+  } else {
     std::lock_guard lock(cdn_public_mutex);
     public_origin = cdn_public_origin.empty() ? cdn_origin : cdn_public_origin;
   }

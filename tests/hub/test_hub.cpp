@@ -27,10 +27,15 @@ TestHub::Impl::Impl(Options o) : opts(std::move(o)) {
   for (const auto& [id, repo] : *fixture_repos) install_repo(repo);
   signing_secret = util::sha256_hex("testhub-signing\n" + std::to_string(reinterpret_cast<uintptr_t>(this)) +
                                     std::to_string(started.time_since_epoch().count()));
+  if (opts.tls) tls = std::make_shared<const http::TlsContext>();
   hub_server = start("hub", hub_port);
   cdn_server = start("cdn", cdn_port);
   endpoint = "http://127.0.0.1:" + std::to_string(hub_port);
   cdn_origin = "http://127.0.0.1:" + std::to_string(cdn_port);
+  if (tls) {
+    tls_endpoint = "https://127.0.0.1:" + std::to_string(hub_server->tls_port());
+    cdn_tls_origin = "https://127.0.0.1:" + std::to_string(cdn_server->tls_port());
+  }
 }
 
 TestHub::Impl::~Impl() {
@@ -40,7 +45,10 @@ TestHub::Impl::~Impl() {
 }
 
 std::unique_ptr<http::EventServer> TestHub::Impl::start(const std::string& origin, int& port) {
-  http::ServerSettings settings;  // 2 s keep-alive, 5 s read and write timeouts, 1000 requests per connection
+  http::ServerSettings settings;  // 5 s read and write timeouts, 1000 requests per connection
+  settings.tls = tls;
+  settings.h2_max_concurrent_streams = opts.h2_max_concurrent_streams;
+  settings.keep_alive_timeout = opts.keep_alive;
   auto server = std::make_unique<http::EventServer>(
       settings,
       [this, origin](http::Request&& req, http::Responder responder) { on_request(origin, std::move(req), responder); },
@@ -132,6 +140,9 @@ void TestHub::Impl::on_request(const std::string& origin, http::Request&& req, h
   ctx.range = req.get_header_value("Range");
   ctx.authorization = req.get_header_value("Authorization");
   ctx.head = req.method == "HEAD";
+  ctx.tls = req.tls;
+  ctx.protocol = req.version;
+  ctx.connection = req.connection;
   ctx.body_bytes = std::make_shared<std::atomic<uint64_t>>(0);
   // The latency is a timer on the server's thread, so a burst of requests waits in parallel.
   auto shared = std::make_shared<const http::Request>(std::move(req));
@@ -200,6 +211,8 @@ void TestHub::Impl::log_routed(const std::string& origin, const http::Request& r
   e.record.range = ctx.range;
   e.record.authorization = ctx.authorization;
   e.record.status = res.status;
+  e.record.protocol = ctx.protocol;
+  e.record.connection = ctx.connection;
   e.body_bytes = ctx.body_bytes;
   std::lock_guard lock(log_mutex);
   log.push_back(std::move(e));
@@ -211,6 +224,8 @@ void TestHub::Impl::log_unrouted(const std::string& origin, const http::Request&
   e.record.origin = origin;
   e.record.method = req.method;
   e.record.status = status;
+  e.record.protocol = req.version;
+  e.record.connection = req.connection;
   e.record.target = req.target;
   e.record.path = req.target.substr(0, req.target.find('?'));
   if (origin == "hub" && e.record.path.starts_with("/_testhub/")) return;
@@ -297,6 +312,9 @@ TestHub::~TestHub() = default;
 
 std::string TestHub::endpoint() const { return impl_->endpoint; }
 std::string TestHub::cdn_origin() const { return impl_->cdn_origin; }
+std::string TestHub::tls_endpoint() const { return impl_->tls_endpoint; }
+std::string TestHub::cdn_tls_origin() const { return impl_->cdn_tls_origin; }
+std::string TestHub::tls_certificate_pem() const { return impl_->tls ? impl_->tls->certificate_pem() : ""; }
 
 void TestHub::set_cdn_public_origin(const std::string& origin) {
   std::lock_guard lock(impl_->cdn_public_mutex);
@@ -362,6 +380,8 @@ std::string requests_to_json(const std::vector<RequestRecord>& records) {
     w.key("authorization").value(r.authorization);
     w.key("status").value(r.status);
     w.key("body_bytes").value(r.body_bytes);
+    w.key("protocol").value(r.protocol);
+    w.key("connection").value(r.connection);
     w.end_object();
   }
   w.end_array();

@@ -27,6 +27,8 @@ struct RequestRecord {
   std::string authorization;  // Authorization header or ""
   int status = 0;
   uint64_t body_bytes = 0;    // body bytes actually handed to the socket (short when the client aborted)
+  std::string protocol;       // "HTTP/1.1", "HTTP/1.0" or "HTTP/2"
+  uint64_t connection = 0;    // which connection of its origin carried it (ids are per hub, never reused)
 };
 
 enum class FaultKind {
@@ -63,6 +65,11 @@ struct Options {
   std::map<std::string, std::set<std::string>> tokens;  // valid token -> repo ids it grants (private/gated)
   std::map<std::string, std::string> renames;     // old repo id -> canonical id (relative 307)
   size_t tree_page_size = 1000;
+  // Each origin also listens for HTTP/2 over TLS (self-signed certificate for 127.0.0.1). A 302 to
+  // the CDN keeps the scheme of the request it answers.
+  bool tls = false;
+  uint32_t h2_max_concurrent_streams = 100;       // SETTINGS_MAX_CONCURRENT_STREAMS of the TLS listeners
+  std::chrono::milliseconds keep_alive{2000};     // an idle connection is closed after this long
 };
 
 class TestHub {
@@ -74,6 +81,11 @@ class TestHub {
 
   std::string endpoint() const;        // "http://127.0.0.1:<hub port>"
   std::string cdn_origin() const;      // "http://127.0.0.1:<cdn port>"
+  // With Options::tls: "https://127.0.0.1:<port>" of the hub's and the CDN's TLS listeners, and
+  // the certificate clients must trust (PEM). Empty without.
+  std::string tls_endpoint() const;
+  std::string cdn_tls_origin() const;
+  std::string tls_certificate_pem() const;
   // What 302 Locations point at instead of cdn_origin(), e.g. a TLS proxy in front of the CDN.
   void set_cdn_public_origin(const std::string& origin);
   void add_repo(const std::string& repo_id, std::map<std::string, VirtualFile> files);  // synthetic repo

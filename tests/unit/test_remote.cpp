@@ -563,6 +563,91 @@ TEST_CASE("over TLS and HTTP/2, as the real Hub and CDN speak", "[remote][tls]")
   CHECK(untrusted.code == 4);
 }
 
+namespace {
+
+// The hub's own TLS listeners: HTTP/2 by ALPN, a certificate made at start, as the real Hub and
+// its CDN speak. libcurl is told to trust the certificate through CURL_CA_BUNDLE.
+struct TlsHub {
+  explicit TlsHub(hfi::testhub::Options options, const std::string& name) : dir(fresh_dir(name)) {
+    options.tls = true;
+    hub = std::make_unique<TestHub>(std::move(options));
+    std::ofstream(dir / "ca.pem") << hub->tls_certificate_pem();
+  }
+  std::string env(const std::string& cache_name, const std::string& extra = "") const {
+    return "env -i PATH=/usr/bin:/bin HOME=" + dir.string() + " HF_ENDPOINT=" + hub->tls_endpoint() +
+           " HF_HUB_CACHE=" + (dir / cache_name).string() + " CURL_CA_BUNDLE=" + (dir / "ca.pem").string() + " " + extra;
+  }
+  fs::path dir;
+  std::unique_ptr<TestHub> hub;
+};
+
+size_t connections_of(const std::vector<hfi::testhub::RequestRecord>& log, const std::string& origin) {
+  std::set<uint64_t> ids;
+  for (const auto& r : log)
+    if (r.origin == origin) ids.insert(r.connection);
+  return ids.size();
+}
+
+}  // namespace
+
+TEST_CASE("HTTP/2 over TLS: the shard reads share a connection per origin and none stalls", "[remote][tls]") {
+  auto options = fixture_hub();
+  // Room for all 163 reads on one connection, and an idle timeout far past the run: a transfer
+  // that libcurl leaves parked would wait for its own stall timeout (10 s), not for the hub.
+  options.h2_max_concurrent_streams = 256;
+  options.keep_alive = std::chrono::seconds(60);
+  TlsHub tls(std::move(options), "h2-burst");
+  // The stall this guards against came in about one run of four, so several runs.
+  for (int run = 0; run < 6; ++run) {
+    INFO("run " << run);
+    tls.hub->clear_requests();
+    auto start = std::chrono::steady_clock::now();
+    auto r = run_cli("deepseek-ai/DeepSeek-V3 --json", tls.env("cache-" + std::to_string(run)));
+    auto took = std::chrono::steady_clock::now() - start;
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(total_params(r.out) == 684'489'845'504ull);  // TRUTHS.md: 671,026,419,200 + 13,463,426,304 MTP
+    CHECK(took < std::chrono::seconds(5));
+    auto log = tls.hub->requests();
+    CHECK(count_if(log, [](const auto& x) { return x.protocol != "HTTP/2"; }) == 0);
+    CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn"; }) == 163);
+    // The info and the shard reads share one connection, the rest of the first round another.
+    CHECK(connections_of(log, "hub") <= 3);
+    // The CDN's connection is new in the burst: libcurl 7.88 assumes 100 streams until the server's
+    // SETTINGS arrive, and a read started before then past the 100th opens a connection of its own.
+    CHECK(connections_of(log, "cdn") <= 1 + (163 - 100));
+    CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn" && !x.authorization.empty(); }) == 0);
+  }
+}
+
+TEST_CASE("HTTP/2 over TLS: more reads than the server's stream limit, a token, a stream reset", "[remote][tls]") {
+  auto options = fixture_hub();  // 100 streams per connection, as nghttp2 servers default to
+  options.gated_repos = {"deepseek-ai/DeepSeek-V3"};
+  options.tokens = {{"hf_granted0123456789", {"deepseek-ai/DeepSeek-V3"}}};
+  TlsHub tls(std::move(options), "h2-limits");
+  auto r = run_cli("deepseek-ai/DeepSeek-V3 --json", tls.env("cache", "HF_TOKEN=hf_granted0123456789"));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(total_params(r.out) == 684'489'845'504ull);
+  auto log = tls.hub->requests();
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "hub" && !x.authorization.empty(); }) > 0);
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn" && !x.authorization.empty(); }) == 0);
+
+  // A body cut short is a reset stream over HTTP/2: retried, and the run still succeeds.
+  tls.hub->clear_requests();
+  tls.hub->add_fault({FaultKind::ResetMidBody, "cdn", "", 200, -1, "", 1, {}});
+  auto reset = run_cli("deepseek-ai/DeepSeek-V3 --json", tls.env("cache-reset", "HF_TOKEN=hf_granted0123456789"));
+  INFO(reset.err);
+  CHECK(reset.code == 0);
+  CHECK(count_if(tls.hub->requests(), [](const auto& x) { return x.origin == "cdn"; }) == 164);
+
+  // Without the certificate's CA the handshake fails: a network error, exit code 4.
+  auto untrusted = run_cli("deepseek-ai/DeepSeek-V3 --retries 0",
+                           "env -i PATH=/usr/bin:/bin HOME=" + tls.dir.string() + " HF_ENDPOINT=" + tls.hub->tls_endpoint() +
+                               " HF_HUB_CACHE=" + (tls.dir / "cache-untrusted").string());
+  CHECK(untrusted.code == 4);
+}
+
 TEST_CASE("a cache another tool filled in part is not taken for the whole repository", "[remote]") {
   TestHub hub(fixture_hub());
   const std::string repo = "meta-llama/Llama-3.1-8B";
