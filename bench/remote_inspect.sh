@@ -53,12 +53,15 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 echo "== starting hfinspect-testhub (latency ${latency_ms} ms)" >&2
+# The same hub also listens for HTTP/2 over TLS, as the real Hub and its CDN speak; its
+# certificate goes to ca.pem for libcurl (CURL_CA_BUNDLE).
 "$hub_bin" --fixtures "$root/fixtures" --latency-ms "$latency_ms" --ready-file "$work/ready" \
-  >"$work/hub.out" 2>"$work/hub.err" &
+  --tls-certificate "$work/ca.pem" >"$work/hub.out" 2>"$work/hub.err" &
 hub_pid=$!
 for _ in $(seq 100); do [ -s "$work/ready" ] && break; sleep 0.1; done
 [ -s "$work/ready" ] || die "the test hub did not start: $(cat "$work/hub.err")"
 endpoint="$(head -n1 "$work/ready")"
+tls_endpoint="$(sed -n 2p "$work/ready")"
 
 # A second hub without added latency: the same runs there show what each tool spends apart from
 # waiting, so (wall at L ms - wall at 0 ms) / L counts the latency rounds it really paid.
@@ -72,6 +75,8 @@ endpoint0="$(head -n1 "$work/ready0")"
 json_get() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=JSON.parse(s)[process.argv[1]];console.log(v===undefined?"":v)})' "$1"; }
 # Requests in the hub's log, both origins (control routes are not logged).
 count_requests() { curl -fsS "$endpoint/_testhub/requests" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const r=JSON.parse(s);const h=r.filter(x=>x.origin==="hub").length;console.log(`${r.length} ${h} ${r.length-h}`)})'; }
+# Connections the last run opened to each origin, and the protocols it spoke.
+count_connections() { curl -fsS "$endpoint/_testhub/requests" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const r=JSON.parse(s);const n=o=>new Set(r.filter(x=>x.origin===o).map(x=>x.connection)).size;console.log(`${n("hub")} to the hub, ${n("cdn")} to the CDN, ${[...new Set(r.map(x=>x.protocol))].join("+")}`)})'; }
 reset_log() { curl -fsS -X POST "$endpoint/_testhub/reset" >/dev/null; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
@@ -121,9 +126,9 @@ mkdir -p "$cache"
 # One untimed cold run against each hub first: the hubs have just started, and their first
 # requests (and the machine's caches) are not what the timed runs should measure.
 if [ -z "$hfi_broken" ]; then
-  for ep in "$endpoint" "$endpoint0"; do
+  for ep in "$endpoint" "$endpoint0" "$tls_endpoint"; do
     env -u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HUB_OFFLINE HF_HOME="$work/hf-home" HF_ENDPOINT="$ep" \
-      HF_HUB_CACHE="$work/warmup-cache" "$hfi_bin" "$repo" --json >/dev/null 2>&1
+      CURL_CA_BUNDLE="$work/ca.pem" HF_HUB_CACHE="$work/warmup-cache" "$hfi_bin" "$repo" --json >/dev/null 2>&1
     rm -rf "$work/warmup-cache"
   done
 fi
@@ -131,8 +136,17 @@ echo "== hfinspect cold ($repo), $runs runs" >&2
 isolated=(env -u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HUB_OFFLINE HF_HOME="$work/hf-home" HF_ENDPOINT="$endpoint"
           HF_HUB_CACHE="$cache")
 run "hfinspect-cold" "$runs" --fresh-cache "${isolated[@]}" "$hfi_bin" "$repo" --json
+conn_h1="$(count_connections)"
 echo "== hfinspect warm ($repo@$commit), $runs runs" >&2
 run "hfinspect-warm" "$runs" "${isolated[@]}" "$hfi_bin" "$repo@$commit" --json
+# HTTP/2 over TLS, the protocol of the real Hub: one connection carries many reads, TLS costs CPU.
+# The hub allows 100 streams per connection (RFC 9113's recommended least), so a 163-shard burst
+# also shows what libcurl does past that limit.
+echo "== hfinspect cold over HTTP/2 + TLS, $runs runs" >&2
+isolated_tls=(env -u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HUB_OFFLINE HF_HOME="$work/hf-home" HF_ENDPOINT="$tls_endpoint"
+              HF_HUB_CACHE="$cache" CURL_CA_BUNDLE="$work/ca.pem")
+run "hfinspect-cold-h2" "$runs" --fresh-cache "${isolated_tls[@]}" "$hfi_bin" "$repo" --json
+conn_h2="$(count_connections)"
 echo "== @huggingface/hub parseSafetensorsMetadata" >&2
 run "huggingface.js" "$peer_runs" "${isolated[@]}" node "$peer/parse.mjs" "$endpoint" "$repo"
 peer_inner="$(json_get wall_ms <"$work/huggingface.js.out" 2>/dev/null)"
@@ -149,7 +163,7 @@ run "curl-floor" "$runs" bash -c 'curl -fsS "$1/api/models/$2/revision/main?blob
 
 echo
 echo "repo $repo at $commit, ${latency_ms} ms added to every response (hub and CDN)"
-printf '%-16s %9s %6s %6s %9s %7s %13s %9s  %s\n' tool requests hub cdn wall_ms rounds "min-max (n)" peak_MB status
+printf '%-18s %9s %6s %6s %9s %7s %13s %9s  %s\n' tool requests hub cdn wall_ms rounds "min-max (n)" peak_MB status
 cold_rounds="" peer_rounds=""
 for row in "${rows[@]}"; do
   IFS='|' read -r name req hub cdn wall lo hi n kb note <<<"$row"
@@ -159,7 +173,7 @@ for row in "${rows[@]}"; do
     mb=$(awk -v k="${kb:-0}" 'BEGIN { printf "%.1f", k / 1024 }')
     spread="$lo-$hi ($n)"
   fi
-  printf '%-16s %9s %6s %6s %9s %7s %13s %9s  %s\n' "$name" "$req" "$hub" "$cdn" "$wall" "$rounds" "$spread" "$mb" "$note"
+  printf '%-18s %9s %6s %6s %9s %7s %13s %9s  %s\n' "$name" "$req" "$hub" "$cdn" "$wall" "$rounds" "$spread" "$mb" "$note"
   if [ "$note" = ok ]; then
     [ "$name" = hfinspect-cold ] && cold_rounds="$rounds"
     [ "$name" = huggingface.js ] && peer_rounds="$rounds"
@@ -167,6 +181,8 @@ for row in "${rows[@]}"; do
 done
 echo "(wall_ms is the median of the runs; rounds = wall_ms / ${latency_ms} ms; peak_MB is the largest of the runs)"
 [ -n "$peer_inner" ] && echo "(huggingface.js inside node, without process start-up: ${peer_inner} ms)"
+echo "(connections, last cold run: HTTP/1.1 ${conn_h1:-?}; over TLS ${conn_h2:-?})"
+echo "(huggingface.js runs in the clear: its fetch (undici) offers only HTTP/1.1, and the hub's TLS listener only h2)"
 
 # Latency actually paid: the median of 3 cold runs against each hub.
 median_wall() {  # median_wall ENDPOINT COMMAND... : prints the median wall time in ms of 3 runs
