@@ -5,10 +5,10 @@
 // the Hugging Face cache (hub_cache.hpp), keyed by the pinned commit.
 #pragma once
 
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
-#include <future>
 #include <thread>
 #include <string>
 #include <string_view>
@@ -63,13 +63,13 @@ class HubSource final : public Source {
   // Checks a file's response and stores it in the cache; the body moves out of `response`.
   Result<std::optional<std::string>> take_file(const std::string& path, http::Response& response);
   void remember_header_bytes(const std::string& path, uint64_t offset, std::string_view bytes);
-  // Sends the header reads of the shards the listing already names, on a thread, so they travel
-  // while the caller parses the index that names them officially.
   // The info and the shard header reads it makes possible, on a helper thread with a transport of
   // its own: the reads then leave on the info's connection (over HTTP/2, one connection whose
   // stream limit is already known). False when no thread could be had.
   bool start_info_then_header_reads(http::Request info);
   std::vector<http::Request> early_header_batch();  // also records early_paths_
+  // Sends the header reads of the shards the listing already names, on a thread, so they travel
+  // while the caller parses the index that names them officially.
   void start_early_header_reads();
   void finish_early_header_reads();
   // A response read ahead of time that covers [0, length) of `path`, if any.
