@@ -620,7 +620,7 @@ TEST_CASE("HTTP/2 over TLS: the shard reads share a connection per origin and no
   }
 }
 
-TEST_CASE("HTTP/2 over TLS: more reads than the server's stream limit, a token, a stream reset", "[remote][tls]") {
+TEST_CASE("HTTP/2 over TLS: more reads than the server's stream limit, a token, a stream reset, retries", "[remote][tls]") {
   auto options = fixture_hub();  // 100 streams per connection, as nghttp2 servers default to
   options.gated_repos = {"deepseek-ai/DeepSeek-V3"};
   options.tokens = {{"hf_granted0123456789", {"deepseek-ai/DeepSeek-V3"}}};
@@ -640,6 +640,18 @@ TEST_CASE("HTTP/2 over TLS: more reads than the server's stream limit, a token, 
   INFO(reset.err);
   CHECK(reset.code == 0);
   CHECK(count_if(tls.hub->requests(), [](const auto& x) { return x.origin == "cdn"; }) == 164);
+
+  // A 429 on the info and a 500 on a shard read, each answered on its own stream: both retried.
+  tls.hub->clear_requests();
+  tls.hub->add_fault({FaultKind::Status, "hub", "/api/models/", 429, 1, "", 1, {}});
+  tls.hub->add_fault({FaultKind::Status, "cdn", "", 500, -1, "", 1, {}});
+  auto retried = run_cli("deepseek-ai/DeepSeek-V3 --json", tls.env("cache-retried", "HF_TOKEN=hf_granted0123456789"));
+  INFO(retried.err);
+  CHECK(retried.code == 0);
+  CHECK(total_params(retried.out) == 684'489'845'504ull);
+  auto statuses = tls.hub->requests();
+  CHECK(count_if(statuses, [](const auto& x) { return x.status == 429; }) == 1);
+  CHECK(count_if(statuses, [](const auto& x) { return x.status == 500; }) == 1);
 
   // Without the certificate's CA the handshake fails: a network error, exit code 4.
   auto untrusted = run_cli("deepseek-ai/DeepSeek-V3 --retries 0",
