@@ -10,8 +10,8 @@
 #include "hub/event_server.hpp"
 #include "hub/hub_util.hpp"
 #include "hub/repo_store.hpp"
-#include "hub/tls_context.hpp"
 #include "hub/test_hub.hpp"
+#include "hub/tls_context.hpp"
 
 namespace hfi::testhub {
 

@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   int latency_ms = 0;
   size_t page_size = 1000;
   std::vector<std::string> private_repos, gated_repos;
-  std::string cdn_public_origin, tls_certificate;
+  std::string tls_certificate;
   uint32_t h2_streams = 100;
   app.add_option("--fixtures", fixtures, "fixtures root: every <org>/<name> directory is a repo")->required();
   app.add_option("--latency-ms", latency_ms, "delay added before every response, both origins")->check(CLI::NonNegativeNumber);
@@ -28,8 +28,6 @@ int main(int argc, char** argv) {
   app.add_option("--tree-page-size", page_size, "entries per /tree page")->check(CLI::PositiveNumber);
   app.add_option("--private", private_repos, "repo ids that need a token");
   app.add_option("--gated", gated_repos, "repo ids whose files are gated");
-  app.add_option("--cdn-public-origin", cdn_public_origin,
-                 "origin the 302s to the CDN point at, e.g. a TLS front such as nghttpx");
   app.add_option("--tls-certificate", tls_certificate,
                  "also serve HTTP/2 over TLS on both origins; the certificate to trust is written here (PEM)");
   app.add_option("--h2-max-streams", h2_streams, "SETTINGS_MAX_CONCURRENT_STREAMS of the TLS listeners")
@@ -54,7 +52,6 @@ int main(int argc, char** argv) {
     options.tls = tls;
     options.h2_max_concurrent_streams = h2_streams;
     hfi::testhub::TestHub hub(std::move(options));
-    if (!cdn_public_origin.empty()) hub.set_cdn_public_origin(cdn_public_origin);
     std::cout << "endpoint=" << hub.endpoint() << "\ncdn=" << hub.cdn_origin() << "\n";
     if (tls) {
       std::ofstream(tls_certificate) << hub.tls_certificate_pem();
