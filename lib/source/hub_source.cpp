@@ -256,8 +256,9 @@ Status HubSource::open(std::optional<RepoInfo> known) {
   opened_ = true;
   std::vector<http::Request> requests;
   if (known) info_ = std::move(*known);
-  const bool info_on_helper = !known && start_info_then_header_reads(info_request(ref_, settings_));
-  if (!known && !info_on_helper) requests.push_back(info_request(ref_, settings_));
+  const http::Request info_req = info_request(ref_, settings_);
+  const bool info_on_helper = !known && start_info_then_header_reads(info_req);
+  if (!known && !info_on_helper) requests.push_back(info_req);
   size_t first_file = requests.size();
   for (const auto& path : round_one_files()) {
     http::Request r;
@@ -295,7 +296,7 @@ Status HubSource::open(std::optional<RepoInfo> known) {
   }
   if (!known && !info_taken) {
     if (info_response->status != 200) return hub_error(*info_response, ref_, settings_, "repository info");
-    auto info = parse_repo_info(info_response->body, info_request(ref_, settings_).url);
+    auto info = parse_repo_info(info_response->body, info_req.url);
     if (!info) return info.error();
     info_ = std::move(info.value());
     if (!info_.sizes_known) {
