@@ -10,7 +10,6 @@
 
 #include <memory>
 #include <stdexcept>
-#include <string_view>
 
 namespace hfi::testhub::http {
 
@@ -59,19 +58,12 @@ CertPtr make_certificate(EVP_PKEY* key) {
 }
 
 int select_h2(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in, unsigned int inlen, void*) {
-  // The client's list is a sequence of length-prefixed names.
-  static constexpr std::string_view kH2 = "h2";
-  for (unsigned int i = 0; i < inlen;) {
-    unsigned int len = in[i];
-    if (i + 1 + len > inlen) break;
-    if (std::string_view(reinterpret_cast<const char*>(in + i + 1), len) == kH2) {
-      *out = in + i + 1;
-      *outlen = static_cast<unsigned char>(len);
-      return SSL_TLSEXT_ERR_OK;
-    }
-    i += 1 + len;
-  }
-  return SSL_TLSEXT_ERR_ALERT_FATAL;
+  static const unsigned char kOffered[] = {2, 'h', '2'};  // length-prefixed, as ALPN lists are
+  unsigned char* chosen = nullptr;
+  if (SSL_select_next_proto(&chosen, outlen, kOffered, sizeof kOffered, in, inlen) != OPENSSL_NPN_NEGOTIATED)
+    return SSL_TLSEXT_ERR_ALERT_FATAL;
+  *out = chosen;
+  return SSL_TLSEXT_ERR_OK;
 }
 
 }  // namespace
