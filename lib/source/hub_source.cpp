@@ -387,20 +387,13 @@ Result<std::optional<std::string>> HubSource::read_file(const std::string& path,
   return take_file(path, response);
 }
 
-void HubSource::remember_header_bytes(const std::string& path, uint64_t offset, std::string_view bytes) {
-  if (!cache_) return;
-  std::string_view kept = bytes;
-  if (offset == 0 && bytes.size() >= 8) {
-    // Keep the 8-byte length and the header, not the tensor bytes a probe also brought.
-    auto n = read_u64_le({reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()});
-    if (!n || *n > kMaxStoredHeader) return;
-    kept = kept.substr(0, static_cast<size_t>(std::min<uint64_t>(bytes.size(), 8 + *n)));
-  }
-  if (offset == 0) {
-    header_bytes_[path] = std::string(kept);
-  } else if (auto it = header_bytes_.find(path); it != header_bytes_.end() && it->second.size() == offset) {
-    it->second += kept;  // a long header's second read continues its first
-  }
+void HubSource::keep_header(const std::string& path, std::string bytes) {
+  if (!cache_ || bytes.size() < 8) return;
+  // Keep the 8-byte length and the header, not the tensor bytes a probe also brought.
+  auto n = read_u64_le({reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()});
+  if (!n || *n > kMaxStoredHeader) return;
+  if (bytes.size() > 8 + *n) bytes.resize(static_cast<size_t>(8 + *n));
+  header_bytes_[path] = std::move(bytes);
   headers_unsaved_ = true;
 }
 
@@ -430,7 +423,6 @@ std::vector<Result<std::string>> HubSource::read_ranges(const std::vector<RangeR
       std::string bytes = std::move(early_.find(rr.path)->second.body);
       if (bytes.size() > rr.length) bytes.resize(static_cast<size_t>(rr.length));
       early_.erase(rr.path);  // served: the rest of the read-ahead response goes
-      remember_header_bytes(rr.path, 0, bytes);
       slots[i] = std::move(bytes);
       continue;
     }
@@ -444,7 +436,7 @@ std::vector<Result<std::string>> HubSource::read_ranges(const std::vector<RangeR
   auto responses = transport_.perform(batch, "shard headers");
   for (size_t j = 0; j < responses.size(); ++j) {
     const auto& rr = requests[owner[j]];
-    const auto& r = responses[j];
+    auto& r = responses[j];
     if (!r.protocol_error.empty()) {
       slots[owner[j]] = malformed(r.url, "Content-Range", "the server " + r.protocol_error);
     } else if (r.status == 416) {
@@ -459,8 +451,7 @@ std::vector<Result<std::string>> HubSource::read_ranges(const std::vector<RangeR
             notes_.push_back(rr.path + ": the listing gives " + std::to_string(f.size) + " bytes, the Hub's redirect " +
                              std::to_string(*linked));
       }
-      remember_header_bytes(rr.path, rr.offset, r.body);
-      slots[owner[j]] = r.body;
+      slots[owner[j]] = std::move(r.body);
     }
   }
   std::vector<Result<std::string>> out;

@@ -49,6 +49,8 @@ class HubSource final : public Source {
   Result<std::vector<FileEntry>> list_files() override;
   Result<std::optional<std::string>> read_file(const std::string& path, uint64_t max_bytes) override;
   std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) override;
+  // Kept (up to the end of the header) for the cache's header pack, which save_headers() writes.
+  void keep_header(const std::string& path, std::string bytes) override;
 
   // Writes the shard headers read so far to the cache, in one file (also done on destruction);
   // call before reading notes(). With `later`, the write runs there, and a failure becomes the
@@ -62,7 +64,6 @@ class HubSource final : public Source {
   // Takes a whole-file response: the bytes, nullopt for an absent file, or the error.
   // Checks a file's response and stores it in the cache; the body moves out of `response`.
   Result<std::optional<std::string>> take_file(const std::string& path, http::Response& response);
-  void remember_header_bytes(const std::string& path, uint64_t offset, std::string_view bytes);
   // The info and the shard header reads it makes possible, on a helper thread with a transport of
   // its own: the reads then leave on the info's connection (over HTTP/2, one connection whose
   // stream limit is already known). False when no thread could be had.

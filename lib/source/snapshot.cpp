@@ -91,15 +91,25 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
   for (const auto& p : paths) probes.push_back({p, 0, std::min(options.header_probe_bytes, sizes.at(p))});
   auto first = source.read_ranges(probes);
   std::vector<std::string> prefixes(paths.size());
+  // Every shard's bytes go back to the source once parsed, or when a read fails: a source that
+  // caches keeps them, the others free them. Headers can be tens of MB: one copy, never two.
+  auto hand_back = [&](size_t i) {
+    if (!prefixes[i].empty()) source.keep_header(paths[i], std::move(prefixes[i]));
+    else if (first[i] && !first[i]->empty()) source.keep_header(paths[i], std::move(first[i].value()));
+    std::string().swap(prefixes[i]);
+  };
+  auto fail = [&](Error e) {
+    for (size_t i = 0; i < paths.size(); ++i) hand_back(i);
+    return e;
+  };
   std::vector<std::optional<Result<SafetensorsHeader>>> parsed(paths.size());
-  // Parses the listed shards on every core, then lets their bytes go.
+  // Parses the listed shards on every core, then hands their bytes back.
   auto parse_all = [&](const std::vector<size_t>& which) {
     std::atomic<size_t> next{0};
     auto parse_some = [&] {
       for (size_t k; (k = next++) < which.size();) {
         size_t i = which[k];
         parsed[i] = parse_safetensors_header(as_bytes(prefixes[i]), paths[i], sizes.at(paths[i]));
-        std::string().swap(prefixes[i]);  // headers can be tens of MB; keep one copy, not two
       }
     };
     std::vector<std::thread> pool;
@@ -110,14 +120,15 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
     }
     parse_some();
     for (auto& t : pool) t.join();
+    for (size_t i : which) hand_back(i);
   };
   std::vector<size_t> complete;
   std::vector<std::pair<size_t, RangeRequest>> longer;  // headers past the first read
   for (size_t i = 0; i < paths.size(); ++i) {
-    if (!first[i]) return first[i].error();
+    if (!first[i]) return fail(first[i].error());
     prefixes[i] = std::move(first[i].value());
     auto n = read_safetensors_header_length(as_bytes(prefixes[i]), paths[i], sizes.at(paths[i]));
-    if (!n) return n.error();
+    if (!n) return fail(n.error());
     if (prefixes[i].size() < 8 + *n) {
       longer.push_back({i, {paths[i], prefixes[i].size(), 8 + *n - prefixes[i].size()}});
     } else {
@@ -140,7 +151,7 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
     }
     auto rest = source.read_ranges(batch);
     for (size_t j = 0; j < batch.size(); ++j) {
-      if (!rest[j]) return rest[j].error();
+      if (!rest[j]) return fail(rest[j].error());
       prefixes[owners[j]] += rest[j].value();
       std::string().swap(rest[j].value());
     }
