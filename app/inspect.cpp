@@ -47,7 +47,7 @@ Result<Snapshot> load_remote(const RepoRef& ref, const FetchFlags& flags, spdlog
     client.connect_timeout_ms = settings.timeout_s * 1000;
     client.stall_timeout_s = settings.timeout_s;
     client.max_retries = settings.retries;
-    client.user_agent = std::string("hfinspect/") + HFINSPECT_VERSION + "; " + http::client_library_version();
+    client.user_agent = std::string("hfinspect/") + HFINSPECT_VERSION;
     client.ca_bundle = settings.ca_bundle;
     client.progress = progress_line();
     if (client.token_origin.empty())

@@ -1,18 +1,18 @@
-// The one file that talks to libcurl. One multi handle per Transport keeps connections (and HTTP/2
-// sessions over TLS) alive across batches; a batch is driven to completion by a small event loop
-// that also owns redirects and retries, because both need decisions libcurl cannot make for us:
-// which hop may carry the token, and how long a 429 asks us to wait.
-#include <curl/curl.h>
+// The one file that talks to libcurl (through curl_library.hpp, which loads it). One multi handle
+// per Transport keeps connections (and HTTP/2 sessions over TLS) alive across batches; a batch is
+// driven to completion by a small event loop that also owns redirects and retries, because both
+// need decisions libcurl cannot make for us: which hop may carry the token, and how long a 429
+// asks us to wait.
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
-#include <mutex>
 #include <random>
 
 #include "http/http.hpp"
 #include "core/text.hpp"
+#include "http/curl_library.hpp"
 #include "http/retry.hpp"
 #include "http/url.hpp"
 
@@ -41,10 +41,9 @@ bool retryable_transport(CURLcode code) {
   }
 }
 
-void global_init_once() {
-  static std::once_flag flag;
-  std::call_once(flag, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
+// libcurl's entry points. Every call below runs inside a batch, after CurlTransport::start_session
+// has loaded the library.
+const CurlLibrary& curl() { return *curl_library(); }
 
 struct Job {
   const Request* request = nullptr;
@@ -83,7 +82,7 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
 // requested slice of a 206 or of a 200 that ignored Range, a capped prefix of an error page.
 void choose_mode(Job& job) {
   job.mode_chosen = true;
-  curl_easy_getinfo(job.easy, CURLINFO_RESPONSE_CODE, &job.status);
+  curl().easy_getinfo(job.easy, CURLINFO_RESPONSE_CODE, &job.status);
   const Request& r = *job.request;
   if (job.status >= 300 && job.status < 400) {
     job.keep = 0;
@@ -174,21 +173,10 @@ long receive_buffer_bytes(const Request& request) {
 class CurlTransport final : public Transport {
  public:
   explicit CurlTransport(ClientOptions options, std::shared_ptr<std::atomic<size_t>> sent = std::make_shared<std::atomic<size_t>>(0))
-      : options_(std::move(options)), sent_(std::move(sent)), rng_(std::random_device{}()) {
-    global_init_once();
-    multi_ = curl_multi_init();
-    curl_multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
-    // Idle connections kept for reuse: a handful. Over HTTP/2 (the Hub, its CDN) one connection
-    // per origin carries every transfer; over HTTP/1.1 each transfer of a parallel round needs a
-    // connection of its own anyway, and keeping a round's hundreds open afterwards only ties up
-    // the server (a thread each on simple servers, polling until its keep-alive timeout).
-    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, kIdleConnectionsKept);
-    // libcurl caps streams per HTTP/2 connection at 100 by default and opens a connection of its
-    // own for every transfer past that: 163 shard reads made 64 connections to one origin. Let the
-    // server's SETTINGS decide instead, up to what this transport ever runs at once.
-    curl_multi_setopt(multi_, CURLMOPT_MAX_CONCURRENT_STREAMS, static_cast<long>(options_.max_in_flight));
+      : options_(std::move(options)), sent_(std::move(sent)), rng_(std::random_device{}()) {}
+  ~CurlTransport() override {
+    if (multi_) curl().multi_cleanup(multi_);
   }
-  ~CurlTransport() override { curl_multi_cleanup(multi_); }
   CurlTransport(const CurlTransport&) = delete;
   CurlTransport& operator=(const CurlTransport&) = delete;
 
@@ -197,6 +185,17 @@ class CurlTransport final : public Transport {
   std::unique_ptr<Transport> sibling() const override { return std::make_unique<CurlTransport>(options_, sent_); }
 
   std::vector<Response> perform(const std::vector<Request>& requests, std::string_view what, const OnDone& on_done) override {
+    if (!start_session()) {
+      // No libcurl: every request fails as a transport error would, and says why.
+      std::vector<Response> out(requests.size());
+      for (size_t i = 0; i < requests.size(); ++i) {
+        out[i].url = requests[i].url;
+        out[i].attempts = 1;
+        out[i].transport_error = unavailable_;
+        if (on_done) on_done(i, out[i]);
+      }
+      return out;
+    }
     std::vector<Job> jobs(requests.size());
     std::deque<size_t> ready;
     std::vector<size_t> waiting;
@@ -222,14 +221,14 @@ class CurlTransport final : public Transport {
         ++active;
       }
       int running = 0;
-      curl_multi_perform(multi_, &running);
+      curl().multi_perform(multi_, &running);
       int queued = 0;
-      while (CURLMsg* msg = curl_multi_info_read(multi_, &queued)) {
+      while (CURLMsg* msg = curl().multi_info_read(multi_, &queued)) {
         if (msg->msg != CURLMSG_DONE) continue;
         Job* job = nullptr;
-        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&job));
+        curl().easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&job));
         CURLcode code = msg->data.result;
-        curl_multi_remove_handle(multi_, msg->easy_handle);
+        curl().multi_remove_handle(multi_, msg->easy_handle);
         --active;
         size_t index = static_cast<size_t>(job - jobs.data());
         switch (finish(*job, code)) {
@@ -250,7 +249,7 @@ class CurlTransport final : public Transport {
         wait_ms = std::clamp<long>(std::chrono::duration_cast<std::chrono::milliseconds>(jobs[*next].due - Clock::now()).count(), 0, 1000);
       }
       if (!ready.empty()) wait_ms = 0;
-      curl_multi_poll(multi_, nullptr, 0, static_cast<int>(wait_ms), nullptr);
+      curl().multi_poll(multi_, nullptr, 0, static_cast<int>(wait_ms), nullptr);
     }
     std::vector<Response> out;
     out.reserve(jobs.size());
@@ -260,6 +259,30 @@ class CurlTransport final : public Transport {
 
  private:
   enum class Next { Done, Follow, Retry };
+
+  // Loads libcurl and makes the multi handle at the first batch; false (and unavailable_ says
+  // why) when the library cannot be loaded.
+  bool start_session() {
+    if (multi_) return true;
+    const CurlLibrary* lib = curl_library(&unavailable_);
+    if (!lib || !(multi_ = lib->multi_init())) {
+      if (unavailable_.empty()) unavailable_ = "curl_multi_init failed";
+      return false;
+    }
+    user_agent_ = options_.user_agent;
+    user_agent_ += std::string(user_agent_.empty() ? "" : "; ") + "libcurl/" + lib->version_info(CURLVERSION_NOW)->version;
+    lib->multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+    // Idle connections kept for reuse: a handful. Over HTTP/2 (the Hub, its CDN) one connection
+    // per origin carries every transfer; over HTTP/1.1 each transfer of a parallel round needs a
+    // connection of its own anyway, and keeping a round's hundreds open afterwards only ties up
+    // the server (a thread each on simple servers, polling until its keep-alive timeout).
+    lib->multi_setopt(multi_, CURLMOPT_MAXCONNECTS, kIdleConnectionsKept);
+    // libcurl caps streams per HTTP/2 connection at 100 by default and opens a connection of its
+    // own for every transfer past that: 163 shard reads made 64 connections to one origin. Let the
+    // server's SETTINGS decide instead, up to what this transport ever runs at once.
+    lib->multi_setopt(multi_, CURLMOPT_MAX_CONCURRENT_STREAMS, static_cast<long>(options_.max_in_flight));
+    return true;
+  }
 
   void reset_chain(Job& job) {
     job.url = job.request->url;
@@ -279,50 +302,50 @@ class CurlTransport final : public Transport {
     job.too_large = false;
     job.drained = 0;
     job.response.body.clear();
-    CURL* easy = curl_easy_init();
+    CURL* easy = curl().easy_init();
     job.easy = easy;
-    curl_easy_setopt(easy, CURLOPT_URL, job.url.c_str());
-    curl_easy_setopt(easy, CURLOPT_PRIVATE, &job);
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+    curl().easy_setopt(easy, CURLOPT_URL, job.url.c_str());
+    curl().easy_setopt(easy, CURLOPT_PRIVATE, &job);
+    curl().easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl().easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl().easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+    curl().easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
     if (job.url.rfind("https://", 0) == 0) {
-      curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
-      curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, receive_buffer_bytes(*job.request));
+      curl().easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+      curl().easy_setopt(easy, CURLOPT_BUFFERSIZE, receive_buffer_bytes(*job.request));
     }
-    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
-    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, options_.stall_timeout_s);
+    curl().easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
+    curl().easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl().easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, options_.stall_timeout_s);
     // The stall timeout misses a server that trickles a byte now and then; a whole-attempt limit
     // catches it: six stall periods, plus the wanted bytes at 64 KiB/s.
     uint64_t wanted = job.request->range_offset ? *job.request->range_offset + job.request->range_length : job.request->max_body;
     long total_ms = options_.stall_timeout_s * 6000 + static_cast<long>(std::min<uint64_t>(wanted / 64, 3'600'000));
-    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, total_ms);
-    if (!options_.user_agent.empty()) curl_easy_setopt(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
-    if (!options_.ca_bundle.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, options_.ca_bundle.c_str());
-    if (job.request->head) curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
-    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(easy, CURLOPT_HEADERDATA, &job);
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &job);
+    curl().easy_setopt(easy, CURLOPT_TIMEOUT_MS, total_ms);
+    curl().easy_setopt(easy, CURLOPT_USERAGENT, user_agent_.c_str());
+    if (!options_.ca_bundle.empty()) curl().easy_setopt(easy, CURLOPT_CAINFO, options_.ca_bundle.c_str());
+    if (job.request->head) curl().easy_setopt(easy, CURLOPT_NOBODY, 1L);
+    curl().easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
+    curl().easy_setopt(easy, CURLOPT_HEADERDATA, &job);
+    curl().easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
+    curl().easy_setopt(easy, CURLOPT_WRITEDATA, &job);
     curl_slist* list = nullptr;
     if (job.request->range_offset) {
       uint64_t first = *job.request->range_offset;
       uint64_t last = first + std::max<uint64_t>(job.request->range_length, 1) - 1;
-      list = curl_slist_append(list, ("Range: bytes=" + std::to_string(first) + "-" + std::to_string(last)).c_str());
+      list = curl().slist_append(list, ("Range: bytes=" + std::to_string(first) + "-" + std::to_string(last)).c_str());
     }
-    if (job.authorize) list = curl_slist_append(list, ("Authorization: Bearer " + options_.token).c_str());
+    if (job.authorize) list = curl().slist_append(list, ("Authorization: Bearer " + options_.token).c_str());
     job.header_list = list;
-    if (list) curl_easy_setopt(easy, CURLOPT_HTTPHEADER, list);
-    curl_multi_add_handle(multi_, easy);
+    if (list) curl().easy_setopt(easy, CURLOPT_HTTPHEADER, list);
+    curl().multi_add_handle(multi_, easy);
     ++*sent_;
   }
 
   void release(Job& job) {
-    curl_easy_cleanup(job.easy);
+    curl().easy_cleanup(job.easy);
     job.easy = nullptr;
-    curl_slist_free_all(job.header_list);
+    curl().slist_free_all(job.header_list);
     job.header_list = nullptr;
   }
 
@@ -331,7 +354,7 @@ class CurlTransport final : public Transport {
     if (!job.mode_chosen) choose_mode(job);  // bodiless responses (HEAD, 204, empty 3xx)
     bool answered = code == CURLE_OK || (code == CURLE_WRITE_ERROR && job.cut);
     char* redirect = nullptr;
-    if (answered) curl_easy_getinfo(job.easy, CURLINFO_REDIRECT_URL, &redirect);
+    if (answered) curl().easy_getinfo(job.easy, CURLINFO_REDIRECT_URL, &redirect);
     std::string location = redirect ? redirect : "";
     release(job);
     if (!answered) {
@@ -339,7 +362,7 @@ class CurlTransport final : public Transport {
       r.status = 0;
       r.url = job.url;
       r.timed_out = code == CURLE_OPERATION_TIMEDOUT;
-      r.transport_error = curl_easy_strerror(code);
+      r.transport_error = curl().easy_strerror(code);
       if (retryable_transport(code) && r.attempts <= options_.max_retries) return schedule_retry(job, std::nullopt);
       return Next::Done;
     }
@@ -392,7 +415,9 @@ class CurlTransport final : public Transport {
   }
 
   ClientOptions options_;
-  CURLM* multi_ = nullptr;
+  CURLM* multi_ = nullptr;          // made by start_session()
+  std::string unavailable_;          // why libcurl could not be loaded
+  std::string user_agent_;           // options_.user_agent and libcurl's version
   std::shared_ptr<std::atomic<size_t>> sent_;  // shared with siblings
   std::mt19937 rng_;
 };
@@ -411,11 +436,6 @@ std::string Response::request_id() const {
   for (auto it = redirects.rbegin(); it != redirects.rend(); ++it)
     if (auto h = it->headers.find("x-request-id"); h != it->headers.end()) return h->second;
   return {};
-}
-
-std::string client_library_version() {
-  global_init_once();
-  return std::string("libcurl/") + curl_version_info(CURLVERSION_NOW)->version;
 }
 
 std::unique_ptr<Transport> make_curl_transport(ClientOptions options) {

@@ -73,7 +73,7 @@ struct ClientOptions {
   long longest_wait_ms = 60'000;  // a Retry-After / RateLimit wait beyond this is not worth it
   int max_redirects = 10;
   size_t max_in_flight = 256;
-  std::string user_agent;
+  std::string user_agent;  // "; libcurl/<version>" is added to it
   std::string ca_bundle;  // empty: libcurl's default
   std::function<void(const Progress&)> progress;  // called as responses complete
 };
@@ -96,7 +96,5 @@ class Transport {
 
 std::unique_ptr<Transport> make_curl_transport(ClientOptions options);
 
-// "libcurl/<version>", for the User-Agent.
-std::string client_library_version();
 
 }  // namespace hfi::http

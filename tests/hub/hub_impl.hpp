@@ -26,6 +26,7 @@ struct RequestContext {
   std::string target;
   std::string range;
   std::string authorization;
+  std::string user_agent;
   bool head = false;
   bool tls = false;             // came over TLS: a 302 to the CDN points at its TLS listener
   std::string protocol;         // "HTTP/1.1", "HTTP/2", ...

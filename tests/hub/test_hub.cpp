@@ -139,6 +139,7 @@ void TestHub::Impl::on_request(const std::string& origin, http::Request&& req, h
   ctx.target = req.target;
   ctx.range = req.get_header_value("Range");
   ctx.authorization = req.get_header_value("Authorization");
+  ctx.user_agent = req.get_header_value("User-Agent");
   ctx.head = req.method == "HEAD";
   ctx.tls = req.tls;
   ctx.protocol = req.version;
@@ -210,6 +211,7 @@ void TestHub::Impl::log_routed(const std::string& origin, const http::Request& r
   e.record.target = ctx.target;
   e.record.range = ctx.range;
   e.record.authorization = ctx.authorization;
+  e.record.user_agent = ctx.user_agent;
   e.record.status = res.status;
   e.record.protocol = ctx.protocol;
   e.record.connection = ctx.connection;
@@ -231,6 +233,7 @@ void TestHub::Impl::log_unrouted(const std::string& origin, const http::Request&
   if (origin == "hub" && e.record.path.starts_with("/_testhub/")) return;
   e.record.range = req.get_header_value("Range");
   e.record.authorization = req.get_header_value("Authorization");
+  e.record.user_agent = req.get_header_value("User-Agent");
   e.record.body_bytes = req.method == "HEAD" ? 0 : std::string_view(util::reason_phrase(status)).size();
   std::lock_guard lock(log_mutex);
   log.push_back(std::move(e));
@@ -378,6 +381,7 @@ std::string requests_to_json(const std::vector<RequestRecord>& records) {
     w.key("target").value(r.target);
     w.key("range").value(r.range);
     w.key("authorization").value(r.authorization);
+    w.key("user_agent").value(r.user_agent);
     w.key("status").value(r.status);
     w.key("body_bytes").value(r.body_bytes);
     w.key("protocol").value(r.protocol);

@@ -25,6 +25,7 @@ struct RequestRecord {
   std::string target;         // path + "?" + query as received
   std::string range;          // Range header or ""
   std::string authorization;  // Authorization header or ""
+  std::string user_agent;     // User-Agent header or ""
   int status = 0;
   uint64_t body_bytes = 0;    // body bytes actually handed to the socket (short when the client aborted)
   std::string protocol;       // "HTTP/1.1", "HTTP/1.0" or "HTTP/2"

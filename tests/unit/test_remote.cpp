@@ -246,6 +246,12 @@ TEST_CASE("the token reaches the hub origin and never the CDN", "[remote]") {
   CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn"; }) == 4);
   CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn" && !x.authorization.empty(); }) == 0);
   CHECK(count_if(log, [](const auto& x) { return x.origin == "hub" && x.authorization == "Bearer hf_granted0123456789"; }) == log.size() - 4);
+  // libcurl is opened at the first request (http/curl_library.hpp); every request still names both.
+  for (const auto& x : log) {
+    INFO(x.target << " User-Agent: " << x.user_agent);
+    CHECK(x.user_agent.starts_with("hfinspect/"));
+    CHECK(x.user_agent.find("; libcurl/") != std::string::npos);
+  }
 
   // The token file under HF_HOME and --token work too; --token wins over the environment.
   fs::path home = fresh_dir("token-home");
