@@ -44,7 +44,12 @@ void keep_freed_memory() {
 #ifdef __GLIBC__
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // blocks below 32 MB come from the heap, and return to it
   mallopt(M_TRIM_THRESHOLD, 1 << 30);   // never shrink the heap below 1 GB of free top
-  mallopt(M_TOP_PAD, 32 << 20);         // grow it 32 MB at a time
+  // Grow the heap 64 MB at a time. That is also the size of a thread's heap (HEAP_MAX_SIZE), so a
+  // thread's heap is writable, and marked for huge pages (below), in full from the start: glibc
+  // 2.36 marks only the part a heap starts with, and grows it in 4 KB pages. With 32 MB, the
+  // thread that decodes DeepSeek-V3's storage took 3,600-6,000 small page faults; now about 40,
+  // and the cold run is 10 ms faster (258 against 269 ms, median of 20).
+  mallopt(M_TOP_PAD, 64 << 20);
 #endif
 }
 
