@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <future>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -50,16 +49,8 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     view.stored_bytes += s.header.data_bytes;
     view.file_bytes += s.header.file_size();
   }
-  // Classifying (step 1) needs the tensors alone; the name table, a hash of every name, is first
-  // needed by the decoders in step 2, so it is built beside step 1.
-  quant::TensorIndex idx(shards, quant::TensorIndex::NamesLater{});
+  quant::TensorIndex idx(shards);
   const size_t n = idx.size();
-  std::future<void> names;
-  try {
-    names = std::async(n >= 4096 ? std::launch::async : std::launch::deferred, [&idx] { idx.index_names(); });
-  } catch (const std::system_error&) {
-    names = std::async(std::launch::deferred, [&idx] { idx.index_names(); });  // no thread: built on get()
-  }
 
   // 1. Classify every name by its suffix; quantization vocabulary gathers under its module prefix.
   std::vector<uint8_t> distinctive(n, 0);  // an unclaimed distinctive term is an orphan
@@ -91,8 +82,6 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     candidates[k].add(cl->term, i);
     last = k;
   }
-
-  names.get();
 
   // 2. Decode each candidate module; a stored tensor belongs to at most one module, the first
   // candidate to claim all of its tensors. claim[i] is that candidate's index. The decoded modules

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -84,11 +85,8 @@ using FlatIndex = hfi::FlatIndex;
 class TensorIndex {
  public:
   explicit TensorIndex(const std::vector<ShardHeader>& shards);
-  // Without the name table: at() works at once, find() only after index_names(). Building the
-  // table (a hash of every name) can then run beside work that needs the tensors alone.
-  struct NamesLater {};
-  TensorIndex(const std::vector<ShardHeader>& shards, NamesLater);
-  void index_names();
+  TensorIndex(const TensorIndex&) = delete;
+  TensorIndex& operator=(const TensorIndex&) = delete;
   size_t size() const { return tensors_.size(); }
   const TensorInfo& at(uint32_t i) const { return *tensors_[i]; }
   // prefix + suffix; the concatenation uses a per-thread scratch buffer, no allocation after
@@ -97,8 +95,13 @@ class TensorIndex {
   std::optional<uint32_t> find(std::string_view name) const;
 
  private:
+  // The name table (a hash of every name) is built at the first find(), by whichever decoder
+  // thread asks first: most checkpoints never ask. Classification hands the decoders their
+  // tensors by term, and DeepSeek-V3's 46k FP8 modules need no lookup by name at all.
+  void index_names() const;
   std::vector<const TensorInfo*> tensors_;
-  FlatIndex by_name_;
+  mutable std::once_flag names_built_;
+  mutable FlatIndex by_name_;
 };
 
 // A fixed-capacity list: decoding DeepSeek-V3 makes ~46k of each, and a heap block apiece showed.

@@ -129,9 +129,7 @@ std::optional<Classified> classify(const TensorInfo& t) {
   return std::nullopt;
 }
 
-TensorIndex::TensorIndex(const std::vector<ShardHeader>& shards) : TensorIndex(shards, NamesLater{}) { index_names(); }
-
-TensorIndex::TensorIndex(const std::vector<ShardHeader>& shards, NamesLater) {
+TensorIndex::TensorIndex(const std::vector<ShardHeader>& shards) {
   size_t n = 0;
   for (const auto& s : shards) n += s.header.tensors.size();
   tensors_.reserve(n);
@@ -139,7 +137,7 @@ TensorIndex::TensorIndex(const std::vector<ShardHeader>& shards, NamesLater) {
     for (const auto& t : s.header.tensors) tensors_.push_back(&t);
 }
 
-void TensorIndex::index_names() {
+void TensorIndex::index_names() const {
   by_name_.reserve(tensors_.size());
   auto name_of = [this](uint32_t i) { return std::string_view(tensors_[i]->name); };
   // A name stored twice (two shards): the later one wins, as the loaders' dict update does.
@@ -147,6 +145,7 @@ void TensorIndex::index_names() {
 }
 
 std::optional<uint32_t> TensorIndex::find(std::string_view name) const {
+  std::call_once(names_built_, [this] { index_names(); });
   uint32_t i = by_name_.find(name, [this](uint32_t k) { return std::string_view(tensors_[k]->name); });
   if (i == FlatIndex::kEmpty) return std::nullopt;
   return i;
