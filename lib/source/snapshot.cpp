@@ -304,15 +304,45 @@ std::optional<std::string> total_size_mismatch(const Snapshot& snap, const std::
   return line + ")";
 }
 
+// True when the index lists every header tensor, each under its own shard and nothing else, in
+// the order the headers store them. Writers sort both by name, so this is the usual case; it is
+// settled with one string comparison per tensor, walking both in order, where the general check
+// below costs a hash lookup into a table of every name.
+bool index_lists_headers_in_order(const Snapshot& snap, const std::vector<uint32_t>& index_shard) {
+  const SafetensorsIndex& index = *snap.index;
+  std::vector<size_t> next(snap.shards.size(), 0);  // per shard, its next header tensor
+  for (const auto& [name, shard] : index.weight_map) {
+    uint32_t s = index_shard[shard];
+    if (s == FlatIndex::kEmpty) return false;
+    const auto& tensors = snap.shards[s].header.tensors;
+    if (next[s] == tensors.size() || tensors[next[s]].name != name) return false;
+    ++next[s];
+  }
+  for (size_t s = 0; s < snap.shards.size(); ++s)
+    if (next[s] != snap.shards[s].header.tensors.size()) return false;
+  return true;
+}
+
 }  // namespace
 
 std::vector<std::string> find_index_mismatches(const Snapshot& snap) {
   std::vector<std::string> out;
   if (!snap.index || snap.shards.empty()) return out;
   const SafetensorsIndex& index = *snap.index;
-  // Every header tensor is looked up in the index's own table (built while parsing it; rebuilt
-  // here for an index assembled some other way); whatever index entry stays unmatched is missing
-  // from the headers.
+  // Each shard the index names, as a position in snap.shards (or none).
+  std::string base = parent_dir(snap.index_path);
+  std::unordered_map<std::string_view, uint32_t> shard_position;
+  for (uint32_t s = 0; s < snap.shards.size(); ++s) shard_position.emplace(snap.shards[s].path, s);
+  std::vector<uint32_t> index_shard(index.shards.size(), FlatIndex::kEmpty);
+  for (size_t i = 0; i < index.shards.size(); ++i)
+    if (auto it = shard_position.find(base + index.shards[i]); it != shard_position.end()) index_shard[i] = it->second;
+  if (index_lists_headers_in_order(snap, index_shard)) {
+    if (auto line = total_size_mismatch(snap, index_shard)) out.push_back(std::move(*line));
+    return out;
+  }
+  // Otherwise every header tensor is looked up in the index's own table (built while parsing it;
+  // rebuilt here for an index assembled some other way); whatever index entry stays unmatched is
+  // missing from the headers.
   auto name_of = [&](uint32_t id) { return index.name_of(id); };
   FlatIndex rebuilt;
   const FlatIndex* by_name = &index.by_name;
@@ -321,13 +351,6 @@ std::vector<std::string> find_index_mismatches(const Snapshot& snap) {
     for (uint32_t id = 0; id < index.weight_map.size(); ++id) rebuilt.insert(index.name_of(id), id, name_of, false);
     by_name = &rebuilt;
   }
-  // Each shard the index names, as a position in snap.shards (or none).
-  std::string base = parent_dir(snap.index_path);
-  std::unordered_map<std::string_view, uint32_t> shard_position;
-  for (uint32_t s = 0; s < snap.shards.size(); ++s) shard_position.emplace(snap.shards[s].path, s);
-  std::vector<uint32_t> index_shard(index.shards.size(), FlatIndex::kEmpty);
-  for (size_t i = 0; i < index.shards.size(); ++i)
-    if (auto it = shard_position.find(base + index.shards[i]); it != shard_position.end()) index_shard[i] = it->second;
   std::vector<bool> matched(index.weight_map.size(), false);
   for (uint32_t s = 0; s < snap.shards.size(); ++s)
     for (const auto& t : snap.shards[s].header.tensors) {

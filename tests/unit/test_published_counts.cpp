@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "report/report.hpp"
 #include "source/local_source.hpp"
@@ -249,6 +250,62 @@ TEST_CASE("an index that disagrees with the headers is reported entry by entry")
   CHECK(found[0] == "lm_head.weight: index says model-00001-of-00002.safetensors, header of model-00002-of-00002.safetensors holds it");
   CHECK(found[1] == "model.embed_tokens.weight: in model-00002-of-00002.safetensors but not in the index");
   CHECK(found[2] == "model.ghost.weight: listed in the index but in no shard header");
+}
+
+TEST_CASE("the index check gives the same findings for an index in header order and in any other") {
+  // Llama-3.1-8B's index lists each shard's tensors in the order its header stores them (writers
+  // sort both by name), which the check walks in step; the same entries reversed take the lookup
+  // path. One entry moved to another shard, and total_size off by one byte, are found either way.
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "index-order";
+  fs::remove_all(dir);
+  hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B", dir);
+  const std::string original = hfi::testing::slurp(dir / "model.safetensors.index.json");
+  auto check = [&](const std::string& index) {
+    std::ofstream(dir / "model.safetensors.index.json", std::ios::trunc) << index;
+    hfi::LocalSource source(dir);
+    auto snap = hfi::load_snapshot(source);
+    REQUIRE(snap.ok());
+    return hfi::find_index_mismatches(*snap);
+  };
+  // The fixture is written one weight_map entry per line.
+  auto reversed = [](const std::string& index) {
+    size_t open = index.find('{', index.find("\"weight_map\""));
+    size_t close = index.find('}', open);
+    std::vector<std::string> entries;
+    std::istringstream lines(index.substr(open + 1, close - open - 1));
+    for (std::string line; std::getline(lines, line);) {
+      while (!line.empty() && (line.back() == ',' || line.back() == ' ')) line.pop_back();
+      if (line.find(':') != std::string::npos) entries.push_back(line);
+    }
+    REQUIRE(entries.size() == 291);  // the fixture's tensors
+    std::string body = "\n";
+    for (size_t i = entries.size(); i-- > 0;) body += entries[i] + (i ? ",\n" : "\n");
+    return index.substr(0, open + 1) + body + index.substr(close);
+  };
+  auto edited = [&](const std::string& from, const std::string& to) {
+    std::string index = original;
+    auto at = index.find(from);
+    REQUIRE(at != std::string::npos);
+    return index.replace(at, from.size(), to);
+  };
+  CHECK(check(original).empty());
+  CHECK(check(reversed(original)).empty());
+
+  const std::string moved = edited("\"model.layers.0.input_layernorm.weight\": \"model-00001-of-00004.safetensors\"",
+                                   "\"model.layers.0.input_layernorm.weight\": \"model-00002-of-00004.safetensors\"");
+  const std::vector<std::string> moved_finding = {
+      "model.layers.0.input_layernorm.weight: index says model-00002-of-00004.safetensors, header of "
+      "model-00001-of-00004.safetensors holds it"};
+  CHECK(check(moved) == moved_finding);
+  CHECK(check(reversed(moved)) == moved_finding);
+
+  const std::string one_more = edited("16060522496", "16060522497");
+  const std::vector<std::string> size_finding = {
+      "metadata.total_size: 16,060,522,497 B, but the 4 shard(s) the weight_map names hold 16,060,522,496 B of tensor data "
+      "(1 B less)"};
+  CHECK(check(one_more) == size_finding);
+  CHECK(check(reversed(one_more)) == size_finding);
 }
 
 namespace {
