@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 
 #include "core/checked.hpp"
 #include "core/flat_index.hpp"
@@ -176,6 +177,9 @@ bool read_plain_entries(std::string_view text, const std::string& f, Safetensors
 }
 
 bool repeats_a_key(const std::vector<std::string_view>& keys) {
+  // Writers store names sorted (the safetensors crate by dtype, then name; most files hold one
+  // dtype), and strictly increasing keys cannot repeat: one comparison each instead of a hash.
+  if (std::adjacent_find(keys.begin(), keys.end(), std::greater_equal<>()) == keys.end()) return false;
   FlatIndex seen;
   seen.reserve(keys.size());
   auto key_of = [&](uint32_t id) { return keys[id]; };
@@ -238,9 +242,8 @@ Result<SafetensorsHeader> parse_header(std::span<const unsigned char> bytes, std
     auto status = read_dom_entries(text, f, h);
     if (!status) return status.error();
   }
-  std::sort(h.tensors.begin(), h.tensors.end(), [](const TensorInfo& a, const TensorInfo& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-  });
+  auto by_offset = [](const TensorInfo& a, const TensorInfo& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; };
+  if (!std::is_sorted(h.tensors.begin(), h.tensors.end(), by_offset)) std::sort(h.tensors.begin(), h.tensors.end(), by_offset);
   uint64_t expected_begin = 0;
   for (const auto& t : h.tensors) {
     if (t.begin != expected_begin)

@@ -77,6 +77,8 @@ TEST_CASE("hostile headers are refused with the file and the field named") {
       {"end before begin", safetensors_prefix(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[8,0]}})"), std::nullopt,
        "a.data_offsets", "before begin"},
       {"duplicate tensor", safetensors_prefix("{" + ok_entry + "," + ok_entry + "}"), std::nullopt, "t", "twice"},
+      {"duplicate tensor, apart", safetensors_prefix("{" + ok_entry + R"(,"u":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},)" + ok_entry + "}"),
+       std::nullopt, "t", "twice"},
       {"metadata value not a string", safetensors_prefix(R"({"__metadata__":{"n":3}})"), std::nullopt, "__metadata__.n",
        "not a string"},
       {"data shorter than the file", safetensors_prefix("{" + ok_entry + "}"), 1000, "data_offsets", "file has 1000 bytes"},
