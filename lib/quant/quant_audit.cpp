@@ -136,7 +136,9 @@ QuantSummary audit_quantization(const std::vector<QuantDeclaration>& decls, cons
     for (const auto& d : decls) s.notes.insert(s.notes.end(), d.notes.begin(), d.notes.end());
     s.kv_cache_dtype = s.declared->kv_cache_dtype;
   }
-  std::map<std::string, uint64_t> detected;
+  // Keyed by static names (string_view, same order as the strings): 46k modules and as many
+  // scales would otherwise build a std::string key apiece.
+  std::map<std::string_view, uint64_t> detected;
   std::vector<bool> quantized(storage.logical.size(), false);
   for (const auto& m : storage.quant_modules) {
     ++detected[quant_scheme_name(m.scheme)];
@@ -150,9 +152,9 @@ QuantSummary audit_quantization(const std::vector<QuantDeclaration>& decls, cons
   s.detected.assign(detected.begin(), detected.end());
   uint64_t module_bookkeeping = 0;
   for (const auto& m : storage.quant_modules) module_bookkeeping += m.bookkeeping_bytes;
-  std::map<std::string, uint64_t> by_kind;
+  std::map<std::string_view, uint64_t> by_kind;
   for (const auto& b : storage.bookkeeping) {
-    by_kind[std::string(b.kind)] += b.bytes;
+    by_kind[b.kind] += b.bytes;
     s.bookkeeping_bytes += b.bytes;
   }
   s.bookkeeping_by_kind.assign(by_kind.begin(), by_kind.end());
@@ -163,7 +165,7 @@ QuantSummary audit_quantization(const std::vector<QuantDeclaration>& decls, cons
   if (total_params) s.overall_bits_per_weight = 8.0 * static_cast<double>(storage.stored_bytes) / static_cast<double>(total_params);
 
   // Per role, and the decoder linears that stay in float, through the spec's roles.
-  std::map<std::string, RoleBits> roles;
+  std::map<std::string_view, RoleBits> roles;
   std::map<std::string, uint64_t> high_precision;
   for (size_t i = 0; i < storage.logical.size(); ++i) {
     const LogicalTensor& t = storage.logical[i];
@@ -172,7 +174,7 @@ QuantSummary audit_quantization(const std::vector<QuantDeclaration>& decls, cons
       role = spec->tensors[static_cast<size_t>(rec.expected_of[i])].role;
     const char* bucket = role ? role_bucket(*role) : "other";
     RoleBits& rb = roles[bucket];
-    rb.role = bucket;
+    if (rb.role.empty()) rb.role = bucket;
     rb.params += t.params;
     rb.bytes += t.stored_bytes + t.bookkeeping_bytes;
     if (role && linear_role(*role) && !quantized[i] && is_matrix_weight(t) && t.scheme == QuantScheme::None) {
