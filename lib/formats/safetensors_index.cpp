@@ -1,4 +1,6 @@
 #include "formats/safetensors_index.hpp"
+
+#include <algorithm>
 #include "core/text.hpp"
 
 #include "core/flat_index.hpp"
@@ -50,14 +52,14 @@ Status read_metadata(simdjson::dom::element meta, const std::string& f, Safetens
   return Ok{};
 }
 
-// The weight_map's entries, in file order, into `index`, with index.by_name keyed by the
-// weight_map's own names. Shard names are views that must outlive the builder (the DOM, or the
-// text the cursor reads): a few hundred distinct names among 100k entries, and runs of the same
-// one, so the last one is checked first.
+// The weight_map's entries, in file order, into `index`. Shard names are views that must outlive
+// the builder (the DOM, or the text the cursor reads): a few hundred distinct names among 100k
+// entries, and runs of the same one, so the last one is checked first. A tensor listed twice is
+// found through index.by_name, which is only built once a name comes out of order: transformers
+// writes the map sorted, and a name greater than the one before cannot repeat an earlier one.
 class WeightMapBuilder {
  public:
-  WeightMapBuilder(SafetensorsIndex& index, const std::string& file, size_t expected) : index_(index), file_(file) {
-    index_.by_name.reserve(expected);
+  WeightMapBuilder(SafetensorsIndex& index, const std::string& file, size_t expected) : index_(index), file_(file), expected_(expected) {
     index_.weight_map.reserve(expected);
   }
 
@@ -68,9 +70,15 @@ class WeightMapBuilder {
       if (auto reason = unsafe_shard_name_reason(shard); !reason.empty())
         return malformed(file_, "weight_map." + std::string(tensor), "shard name \"" + std::string(shard) + "\" " + reason);
     }
+    if (in_order_ && !index_.weight_map.empty() && !(index_.weight_map.back().first < tensor)) {
+      in_order_ = false;  // from here on every name goes through the table, the earlier ones first
+      index_.by_name.reserve(std::max(expected_, index_.weight_map.size() + 1));
+      for (uint32_t k = 0; k < index_.weight_map.size(); ++k)
+        index_.by_name.insert(index_.name_of(k), k, [&](uint32_t j) { return index_.name_of(j); }, false);
+    }
     // The next entry's id is its position in weight_map; insert() reads only earlier entries' names.
     auto id = static_cast<uint32_t>(index_.weight_map.size());
-    if (index_.by_name.insert(tensor, id, [&](uint32_t k) { return index_.name_of(k); }, false) != FlatIndex::kEmpty) {
+    if (!in_order_ && index_.by_name.insert(tensor, id, [&](uint32_t k) { return index_.name_of(k); }, false) != FlatIndex::kEmpty) {
       index_.claimed_twice.emplace_back(tensor);
       return Ok{};
     }
@@ -88,6 +96,8 @@ class WeightMapBuilder {
  private:
   SafetensorsIndex& index_;
   const std::string& file_;
+  size_t expected_;
+  bool in_order_ = true;  // every name so far greater than the one before
   std::vector<std::string_view> shard_names_;
   FlatIndex shard_ids_;
   uint32_t last_shard_ = FlatIndex::kEmpty;

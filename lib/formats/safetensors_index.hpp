@@ -19,8 +19,9 @@ struct SafetensorsIndex {
   std::vector<std::pair<std::string, uint32_t>> weight_map;  // tensor -> position in `shards`, file order
   std::vector<std::string> shards;                           // distinct shard names, first-seen order
   std::vector<std::string> claimed_twice;                       // tensors listed more than once
-  // Tensor name -> position in weight_map, built while parsing (keys: weight_map[id].first), so
-  // that checking 100k header tensors against the index needs no second table.
+  // Tensor name -> position in weight_map (keys: weight_map[id].first). Built while parsing only
+  // when the names are not in sorted order (it then finds a tensor listed twice); otherwise empty,
+  // and whoever needs it builds it.
   FlatIndex by_name;
   std::string_view name_of(uint32_t id) const { return weight_map[id].first; }
 };

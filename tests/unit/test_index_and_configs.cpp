@@ -15,6 +15,21 @@ TEST_CASE("index: weight map, shards in order, total size, duplicate claims") {
   CHECK(r->weight_map.size() == 3);
   CHECK(r->shards == std::vector<std::string>{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"});
   CHECK(r->claimed_twice == std::vector<std::string>{"a"});
+
+  // Listed twice in a row, and after the order breaks: sorted maps need no name table until then.
+  struct Twice {
+    std::string map;
+    size_t entries;
+  };
+  for (const auto& [map, entries] : std::vector<Twice>{
+           {R"("a":"s1.safetensors","b":"s1.safetensors","b":"s2.safetensors")", 2},
+           {R"("b":"s1.safetensors","a":"s1.safetensors","c":"s2.safetensors","b":"s2.safetensors")", 3}}) {
+    INFO(map);
+    auto again = hfi::parse_safetensors_index("{\"weight_map\":{" + map + "}}", "model.safetensors.index.json");
+    REQUIRE(again.ok());
+    CHECK(again->claimed_twice == std::vector<std::string>{"b"});
+    CHECK(again->weight_map.size() == entries);
+  }
 }
 
 TEST_CASE("index: hostile shard names are refused, naming the tensor") {
