@@ -27,17 +27,31 @@ constexpr std::array<DtypeInfo, 22> kDtypes{{
     {Dtype::F6_E3M2, "F6_E3M2", 6, true},   {Dtype::C64, "C64", 64, true},
 }};
 
+// The table follows the enum, so a dtype's entry is found by position (asked 100k times and more
+// for a large MoE).
+constexpr bool in_enum_order() {
+  for (size_t k = 0; k < kDtypes.size(); ++k)
+    if (static_cast<size_t>(kDtypes[k].dtype) != k) return false;
+  return true;
+}
+static_assert(in_enum_order());
+
 const DtypeInfo& info(Dtype d) {
-  for (const auto& i : kDtypes)
-    if (i.dtype == d) return i;
-  return kDtypes[0];
+  auto k = static_cast<size_t>(d);
+  return k < kDtypes.size() ? kDtypes[k] : kDtypes[0];
 }
 
 }  // namespace
 
 std::optional<Dtype> parse_dtype(std::string_view name) {
-  for (const auto& i : kDtypes)
-    if (i.name == name) return i.dtype;
+  // A header names few dtypes, entry after entry: the last one found is tried first.
+  thread_local size_t last = 0;
+  if (kDtypes[last].name == name) return kDtypes[last].dtype;
+  for (size_t k = 0; k < kDtypes.size(); ++k)
+    if (kDtypes[k].name == name) {
+      last = k;
+      return kDtypes[k].dtype;
+    }
   return std::nullopt;
 }
 
