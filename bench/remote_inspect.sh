@@ -78,12 +78,17 @@ count_requests() { curl -fsS "$endpoint/_testhub/requests" | node -e 'let s="";p
 # Connections the last run opened to each origin, and the protocols it spoke.
 count_connections() { curl -fsS "$endpoint/_testhub/requests" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const r=JSON.parse(s);const n=o=>new Set(r.filter(x=>x.origin===o).map(x=>x.connection)).size;console.log(`${n("hub")} to the hub, ${n("cdn")} to the CDN, ${[...new Set(r.map(x=>x.protocol))].join("+")}`)})'; }
 reset_log() { curl -fsS -X POST "$endpoint/_testhub/reset" >/dev/null; }
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# now_ms VAR: the clock in ms into VAR, read by bash itself. $(date ...) forked a subshell and a
+# process at each end of a timed run: 3-4 ms of the harness inside every figure (timing /bin/true
+# read 3-4 ms that way, 0 this way).
+now_ms() { local t=${EPOCHREALTIME//[!0-9]/}; printf -v "$1" '%s' $((t / 1000)); }  # microseconds, whatever the locale's point
 
 commit="$(curl -fsS "$endpoint/api/models/$repo" | json_get sha)"
 [ -n "$commit" ] || die "no sha for $repo from $endpoint"
 
-runs="${RUNS:-5}"            # runs per hfinspect and curl row: the table shows the median
+# Runs per hfinspect and curl row; the table shows the median. Single cold runs on a 2-core VM
+# spread widely (242-339 ms in one row of 5), so 11: a fraction of a second each.
+runs="${RUNS:-11}"
 peer_runs="${PEER_RUNS:-3}"  # the peer takes seconds a run
 rows=()    # "tool|requests|hub|cdn|median_ms|min_ms|max_ms|runs|peak_kb|note"
 # run NAME N [--fresh-cache] COMMAND... : N runs, each with the request log reset (and, with
@@ -101,10 +106,10 @@ run() {
   for ((i = 1; i <= n; i++)); do
     if [ -n "$fresh" ]; then rm -rf "$cache"; mkdir -p "$cache"; fi
     reset_log
-    t0=$(now_ms)
+    now_ms t0
     /usr/bin/time -f %M -o "$work/rss" "$@" >"$work/out" 2>"$work/err"
     rc=$?
-    t1=$(now_ms)
+    now_ms t1
     [ "$rc" -eq 0 ] || break
     walls+=($((t1 - t0)))
     kb=$(tail -n1 "$work/rss")
@@ -190,10 +195,11 @@ median_wall() {  # median_wall ENDPOINT COMMAND... : prints the median wall time
   local walls=()
   for i in 1 2 3; do
     local c="$work/cache-$RANDOM-$i"
-    local t0; t0=$(now_ms)
+    local t0 t1; now_ms t0
     env -u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HUB_OFFLINE HF_HOME="$work/hf-home" HF_ENDPOINT="$ep" HF_HUB_CACHE="$c" \
       "$@" >/dev/null 2>&1 || { echo -; return; }
-    walls+=($(( $(now_ms) - t0 )))
+    now_ms t1
+    walls+=($((t1 - t0)))
   done
   printf '%s\n' "${walls[@]}" | sort -n | sed -n 2p
 }
