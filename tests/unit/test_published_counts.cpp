@@ -224,28 +224,51 @@ TEST_CASE("config-only: Mistral Small 4 (derived config) is mistral4 MLA + MoE i
   CHECK(r.kv.bytes_per_token == 23'040);
   CHECK(r.kv.mla_layers == 36);
 }
+namespace {
+
+// A fixture repository copied (sparsely: fs::copy would write every hole out as gigabytes of
+// zeros) under the test work directory, whose index a test then rewrites.
+class IndexEdits {
+ public:
+  IndexEdits(const std::string& repo, const std::string& name) : dir_(std::filesystem::path(HFINSPECT_TEST_WORK_DIR) / name) {
+    std::filesystem::remove_all(dir_);
+    hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / repo, dir_);
+    original_ = hfi::testing::slurp(dir_ / "model.safetensors.index.json");
+  }
+  const std::string& original() const { return original_; }
+  // The original index with each `from` replaced by its `to`.
+  std::string edited(const std::vector<std::pair<std::string, std::string>>& edits) const {
+    std::string index = original_;
+    for (const auto& [from, to] : edits) {
+      auto at = index.find(from);
+      REQUIRE(at != std::string::npos);
+      index.replace(at, from.size(), to);
+    }
+    return index;
+  }
+  // The index check's findings with `index` as the repository's index.
+  std::vector<std::string> findings(const std::string& index) const {
+    std::ofstream(dir_ / "model.safetensors.index.json", std::ios::trunc) << index;
+    hfi::LocalSource source(dir_);
+    auto snap = hfi::load_snapshot(source);
+    REQUIRE(snap.ok());
+    return hfi::find_index_mismatches(*snap);
+  }
+
+ private:
+  std::filesystem::path dir_;
+  std::string original_;
+};
+
+}  // namespace
+
 TEST_CASE("an index that disagrees with the headers is reported entry by entry") {
   // gpt-oss-20b's index, edited three ways: lm_head moved to another shard, a tensor no header
   // holds, and the embedding left out.
-  namespace fs = std::filesystem;
-  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "index-mismatch";
-  fs::remove_all(dir);
-  // A fresh sparse copy: fs::copy would write every hole out as gigabytes of zeros.
-  hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / "openai/gpt-oss-20b", dir);
-  std::string index = hfi::testing::slurp(dir / "model.safetensors.index.json");
-  auto replace = [&](const std::string& from, const std::string& to) {
-    auto at = index.find(from);
-    REQUIRE(at != std::string::npos);
-    index.replace(at, from.size(), to);
-  };
-  replace("\"lm_head.weight\": \"model-00002-of-00002.safetensors\"", "\"lm_head.weight\": \"model-00001-of-00002.safetensors\"");
-  replace("\"model.embed_tokens.weight\": \"model-00002-of-00002.safetensors\"", "\"model.ghost.weight\": \"model-00002-of-00002.safetensors\"");
-  std::ofstream(dir / "model.safetensors.index.json", std::ios::trunc) << index;
-
-  hfi::LocalSource source(dir);
-  auto snap = hfi::load_snapshot(source);
-  REQUIRE(snap.ok());
-  auto found = hfi::find_index_mismatches(*snap);
+  IndexEdits gpt_oss("openai/gpt-oss-20b", "index-mismatch");
+  auto found = gpt_oss.findings(gpt_oss.edited(
+      {{"\"lm_head.weight\": \"model-00002-of-00002.safetensors\"", "\"lm_head.weight\": \"model-00001-of-00002.safetensors\""},
+       {"\"model.embed_tokens.weight\": \"model-00002-of-00002.safetensors\"", "\"model.ghost.weight\": \"model-00002-of-00002.safetensors\""}}));
   REQUIRE(found.size() == 3);
   CHECK(found[0] == "lm_head.weight: index says model-00001-of-00002.safetensors, header of model-00002-of-00002.safetensors holds it");
   CHECK(found[1] == "model.embed_tokens.weight: in model-00002-of-00002.safetensors but not in the index");
@@ -256,18 +279,7 @@ TEST_CASE("the index check gives the same findings for an index in header order 
   // Llama-3.1-8B's index lists each shard's tensors in the order its header stores them (writers
   // sort both by name), which the check walks in step; the same entries reversed take the lookup
   // path. One entry moved to another shard, and total_size off by one byte, are found either way.
-  namespace fs = std::filesystem;
-  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "index-order";
-  fs::remove_all(dir);
-  hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B", dir);
-  const std::string original = hfi::testing::slurp(dir / "model.safetensors.index.json");
-  auto check = [&](const std::string& index) {
-    std::ofstream(dir / "model.safetensors.index.json", std::ios::trunc) << index;
-    hfi::LocalSource source(dir);
-    auto snap = hfi::load_snapshot(source);
-    REQUIRE(snap.ok());
-    return hfi::find_index_mismatches(*snap);
-  };
+  IndexEdits llama("meta-llama/Llama-3.1-8B", "index-order");
   // The fixture is written one weight_map entry per line.
   auto reversed = [](const std::string& index) {
     size_t open = index.find('{', index.find("\"weight_map\""));
@@ -283,29 +295,23 @@ TEST_CASE("the index check gives the same findings for an index in header order 
     for (size_t i = entries.size(); i-- > 0;) body += entries[i] + (i ? ",\n" : "\n");
     return index.substr(0, open + 1) + body + index.substr(close);
   };
-  auto edited = [&](const std::string& from, const std::string& to) {
-    std::string index = original;
-    auto at = index.find(from);
-    REQUIRE(at != std::string::npos);
-    return index.replace(at, from.size(), to);
-  };
-  CHECK(check(original).empty());
-  CHECK(check(reversed(original)).empty());
+  CHECK(llama.findings(llama.original()).empty());
+  CHECK(llama.findings(reversed(llama.original())).empty());
 
-  const std::string moved = edited("\"model.layers.0.input_layernorm.weight\": \"model-00001-of-00004.safetensors\"",
-                                   "\"model.layers.0.input_layernorm.weight\": \"model-00002-of-00004.safetensors\"");
+  const std::string moved = llama.edited({{"\"model.layers.0.input_layernorm.weight\": \"model-00001-of-00004.safetensors\"",
+                                           "\"model.layers.0.input_layernorm.weight\": \"model-00002-of-00004.safetensors\""}});
   const std::vector<std::string> moved_finding = {
       "model.layers.0.input_layernorm.weight: index says model-00002-of-00004.safetensors, header of "
       "model-00001-of-00004.safetensors holds it"};
-  CHECK(check(moved) == moved_finding);
-  CHECK(check(reversed(moved)) == moved_finding);
+  CHECK(llama.findings(moved) == moved_finding);
+  CHECK(llama.findings(reversed(moved)) == moved_finding);
 
-  const std::string one_more = edited("16060522496", "16060522497");
+  const std::string one_more = llama.edited({{"16060522496", "16060522497"}});
   const std::vector<std::string> size_finding = {
       "metadata.total_size: 16,060,522,497 B, but the 4 shard(s) the weight_map names hold 16,060,522,496 B of tensor data "
       "(1 B less)"};
-  CHECK(check(one_more) == size_finding);
-  CHECK(check(reversed(one_more)) == size_finding);
+  CHECK(llama.findings(one_more) == size_finding);
+  CHECK(llama.findings(reversed(one_more)) == size_finding);
 }
 
 namespace {
@@ -357,22 +363,8 @@ TEST_CASE("an unknown model_type still gets exact totals and an inferred structu
 TEST_CASE("an index whose total_size disagrees with the headers' tensor bytes is reported once") {
   // gpt-oss-20b's index (total_size 13,761,264,768 = its three headers' tensor bytes), with
   // total_size edited down and up.
-  namespace fs = std::filesystem;
-  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "index-total-size";
-  fs::remove_all(dir);
-  hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / "openai/gpt-oss-20b", dir);
-  const std::string original = hfi::testing::slurp(dir / "model.safetensors.index.json");
-  auto with_total = [&](const std::string& total) {
-    std::string index = original;
-    auto at = index.find("13761264768");
-    REQUIRE(at != std::string::npos);
-    index.replace(at, 11, total);
-    std::ofstream(dir / "model.safetensors.index.json", std::ios::trunc) << index;
-    hfi::LocalSource source(dir);
-    auto snap = hfi::load_snapshot(source);
-    REQUIRE(snap.ok());
-    return hfi::find_index_mismatches(*snap);
-  };
+  IndexEdits gpt_oss("openai/gpt-oss-20b", "index-total-size");
+  auto with_total = [&](const std::string& total) { return gpt_oss.findings(gpt_oss.edited({{"13761264768", total}})); };
   CHECK(with_total("13761264768").empty());
   auto less = with_total("13761260672");
   REQUIRE(less.size() == 1);
