@@ -1,11 +1,11 @@
 #include "formats/safetensors_index.hpp"
 
 #include <algorithm>
-#include "core/text.hpp"
 
 #include "core/flat_index.hpp"
 #include "core/json.hpp"
 #include "core/json_cursor.hpp"
+#include "core/text.hpp"
 
 namespace hfi {
 

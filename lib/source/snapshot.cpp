@@ -340,9 +340,9 @@ std::vector<std::string> find_index_mismatches(const Snapshot& snap) {
     if (auto line = total_size_mismatch(snap, index_shard)) out.push_back(std::move(*line));
     return out;
   }
-  // Otherwise every header tensor is looked up in the index's own table (built while parsing it;
-  // rebuilt here for an index assembled some other way); whatever index entry stays unmatched is
-  // missing from the headers.
+  // Otherwise every header tensor is looked up in a table of the index's names (the parse builds
+  // one for a map out of name order; built here otherwise); whatever index entry stays unmatched
+  // is missing from the headers.
   auto name_of = [&](uint32_t id) { return index.name_of(id); };
   FlatIndex rebuilt;
   const FlatIndex* by_name = &index.by_name;
