@@ -19,12 +19,38 @@ constexpr int32_t kStandalone = -2;  // bookkeeping with no quantized weight: KV
 
 bool is_awq(QuantScheme s) { return s == QuantScheme::AwqGemm || s == QuantScheme::AwqGemv; }
 
+// The decoded candidates, one slot per candidate, column by column. A column frees on its own
+// once its pass is done, and `module` becomes StorageView::quant_modules where it lies: decoding
+// DeepSeek-V3 (46k modules) touched 50 MB of fresh memory with one array of whole results moved
+// into the view afterwards, and fresh memory is what a cold run waits on most on a VM that hands
+// freed pages back to its host.
+struct DecodedColumns {
+  std::vector<uint8_t> ok;  // the decoder recognised the candidate
+  std::vector<uint32_t> anchor;
+  std::vector<LogicalTensor> logical;
+  std::vector<QuantModule> module;
+  std::vector<quant::SmallList<quant::Companion, 4>> companions;
+};
+
 // Decodes every candidate; each is independent of the others, so a large checkpoint (DeepSeek-V3:
-// 46k quantized linears) is split across a few threads. Results stay in candidate order.
-std::vector<std::optional<quant::Decoded>> decode_all(const quant::TensorIndex& idx, const std::vector<quant::Candidate>& candidates) {
-  std::vector<std::optional<quant::Decoded>> out(candidates.size());
+// 46k quantized linears) is split across a few threads.
+DecodedColumns decode_all(const quant::TensorIndex& idx, const std::vector<quant::Candidate>& candidates) {
+  DecodedColumns out;
+  out.ok.assign(candidates.size(), 0);
+  out.anchor.assign(candidates.size(), 0);
+  out.logical.resize(candidates.size());
+  out.module.resize(candidates.size());
+  out.companions.resize(candidates.size());
   auto run = [&](size_t from, size_t to) {
-    for (size_t ci = from; ci < to; ++ci) out[ci] = quant::decode_candidate(idx, candidates[ci]);
+    for (size_t ci = from; ci < to; ++ci) {
+      auto d = quant::decode_candidate(idx, candidates[ci]);
+      if (!d) continue;
+      out.ok[ci] = 1;
+      out.anchor[ci] = d->anchor;
+      out.logical[ci] = std::move(d->logical);
+      out.module[ci] = std::move(d->module);
+      out.companions[ci] = std::move(d->companions);
+    }
   };
   size_t threads = candidates.size() >= 4096 ? std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 4) : 1;
   std::vector<std::thread> pool;
@@ -39,6 +65,27 @@ std::vector<std::optional<quant::Decoded>> decode_all(const quant::TensorIndex& 
   run(0, std::min(candidates.size(), per));
   for (auto& th : pool) th.join();
   return out;
+}
+
+// The claimed modules, in the order their anchors are stored. `placed` lists them (by candidate)
+// in that order; it is almost always increasing, and then the column is compacted where it lies.
+std::vector<QuantModule> modules_in_stored_order(std::vector<QuantModule>& column, const std::vector<size_t>& placed) {
+  if (std::is_sorted(placed.begin(), placed.end())) {
+    for (size_t k = 0; k < placed.size(); ++k)
+      if (placed[k] != k) column[k] = std::move(column[placed[k]]);  // placed[k] >= k: nothing is overwritten before it moves
+    column.resize(placed.size());
+    return std::move(column);
+  }
+  std::vector<QuantModule> out;
+  out.reserve(placed.size());
+  for (size_t ci : placed) out.push_back(std::move(column[ci]));
+  return out;
+}
+
+// Gives a container's memory back to the heap now rather than at the end of the function.
+template <typename T>
+void release(T& container) {
+  container = T{};
 }
 
 }  // namespace
@@ -60,13 +107,11 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   candidate_of.reserve(n / 2 + 1);
   auto prefix_of = [&candidates](uint32_t k) { return candidates[k].prefix; };
   std::vector<std::pair<uint32_t, std::string_view>> attention_level;  // KV scales, act.scales
-  size_t vocabulary = 0;
   uint32_t last = quant::FlatIndex::kEmpty;  // a module's tensors mostly sit side by side: one lookup serves them
   for (uint32_t i = 0; i < n; ++i) {
     view.stored_elements += idx.at(i).elements;  // this pass reads every tensor anyway
     auto cl = quant::classify(idx.at(i));
     if (!cl) continue;
-    ++vocabulary;
     distinctive[i] = quant::term_is_distinctive(cl->term);
     if (cl->term == quant::Term::KvScale || cl->term == quant::Term::ActScales) {
       attention_level.emplace_back(i, cl->prefix);
@@ -84,30 +129,30 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   }
 
   // 2. Decode each candidate module; a stored tensor belongs to at most one module, the first
-  // candidate to claim all of its tensors. claim[i] is that candidate's index. The decoded modules
-  // stay where decode_all put them until step 4 moves each, once, to its place in stored order.
+  // candidate to claim all of its tensors. claim[i] is that candidate's index.
   std::vector<int32_t> claim(n, kUnclaimed);
   std::vector<const char*> kind(n, nullptr);
   std::vector<uint8_t> claimed(candidates.size(), 0);
   size_t modules = 0;
   bool any_awq = false;
-  std::vector<std::optional<quant::Decoded>> decoded = decode_all(idx, candidates);
+  DecodedColumns decoded = decode_all(idx, candidates);
   for (size_t ci = 0; ci < candidates.size(); ++ci) {
-    auto& d = decoded[ci];
-    if (!d) continue;
-    bool free = claim[d->anchor] == kUnclaimed;
-    d->companions.each([&](const quant::Companion& c) { free = free && claim[c.tensor] == kUnclaimed; });
+    if (!decoded.ok[ci]) continue;
+    const auto& companions = decoded.companions[ci];
+    bool free = claim[decoded.anchor[ci]] == kUnclaimed;
+    companions.each([&](const quant::Companion& c) { free = free && claim[c.tensor] == kUnclaimed; });
     if (!free) continue;
     auto k = static_cast<int32_t>(ci);
-    claim[d->anchor] = k;
-    d->companions.each([&](const quant::Companion& c) {
+    claim[decoded.anchor[ci]] = k;
+    companions.each([&](const quant::Companion& c) {
       claim[c.tensor] = k;
       kind[c.tensor] = c.kind;
     });
-    any_awq = any_awq || is_awq(d->module.scheme);
+    any_awq = any_awq || is_awq(decoded.module[ci].scheme);
     claimed[ci] = 1;
     ++modules;
   }
+  release(decoded.companions);
 
   // 3. Scales that belong to an attention module (k_scale, v_scale) or to an AWQ activation
   // (act.scales): part of a quantized module when one has the same prefix (ModelOpt puts k_scale
@@ -118,37 +163,41 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     if (!kv && !any_awq) continue;  // "act.scales" outside an AWQ checkpoint: an ordinary tensor
     uint32_t ci = candidate_of.find(prefix, prefix_of);
     if (ci != quant::FlatIndex::kEmpty && claimed[ci]) {
-      quant::Decoded& d = *decoded[ci];
       const TensorInfo& t = idx.at(i);
       claim[i] = static_cast<int32_t>(ci);
       kind[i] = kv ? "kv scale" : "scale";
-      d.logical.bookkeeping_bytes += t.bytes();
-      d.module.bookkeeping_bytes += t.bytes();
-      ++d.module.stored_tensors;
+      decoded.logical[ci].bookkeeping_bytes += t.bytes();
+      decoded.module[ci].bookkeeping_bytes += t.bytes();
+      ++decoded.module[ci].stored_tensors;
       continue;
     }
     claim[i] = kStandalone;
     kind[i] = kv ? "kv scale" : "scale";
     standalone_owner.emplace(i, prefix);
   }
+  // What step 4 allocates can reuse what the classification held.
+  release(candidate_of);
+  release(candidates);
+  release(claimed);
 
   // 4. Everything in stored order: logical weights where their values are (a module where its
   // anchor is), bookkeeping aside.
-  view.logical.reserve(n - modules);
-  view.bookkeeping.reserve(vocabulary);
-  view.quant_modules.reserve(modules);
+  const size_t claimed_tensors = n - static_cast<size_t>(std::count(claim.begin(), claim.end(), kUnclaimed));
+  view.logical.reserve(n - claimed_tensors + modules);
+  view.bookkeeping.reserve(claimed_tensors - modules);
+  std::vector<size_t> placed;  // candidates whose anchor has been placed, in stored order
+  placed.reserve(modules);
   std::vector<std::pair<size_t, size_t>> owned_by;  // bookkeeping entry, candidate: owner set once all are placed
   constexpr size_t kNotPlaced = SIZE_MAX;
-  std::vector<size_t> module_logical(candidates.size(), kNotPlaced);  // candidate -> its weight's place in view.logical
+  std::vector<size_t> module_logical(decoded.ok.size(), kNotPlaced);  // candidate -> its weight's place in view.logical
   for (uint32_t i = 0; i < n; ++i) {
     const TensorInfo& t = idx.at(i);
-    if (claim[i] >= 0 && decoded[static_cast<size_t>(claim[i])]->anchor == i) {
+    if (claim[i] >= 0 && decoded.anchor[static_cast<size_t>(claim[i])] == i) {
       auto ci = static_cast<size_t>(claim[i]);
-      quant::Decoded& d = *decoded[ci];
       module_logical[ci] = view.logical.size();
-      d.module.logical = view.logical.size();
-      view.logical.push_back(std::move(d.logical));
-      view.quant_modules.push_back(std::move(d.module));
+      decoded.module[ci].logical = view.logical.size();
+      view.logical.push_back(std::move(decoded.logical[ci]));
+      placed.push_back(ci);
       continue;
     }
     if (claim[i] != kUnclaimed) {
@@ -174,6 +223,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     if (distinctive[i]) view.orphan_quant_tensors.push_back(t.name);
     view.logical.push_back(std::move(l));
   }
+  view.quant_modules = modules_in_stored_order(decoded.module, placed);
   for (auto [entry, ci] : owned_by) view.bookkeeping[entry].owner = module_logical[ci];
   return view;
 }
