@@ -33,11 +33,13 @@ struct DecodedColumns {
 };
 
 // Decodes every candidate; each is independent of the others, so a large checkpoint (DeepSeek-V3:
-// 46k quantized linears) is split across a few threads.
-DecodedColumns decode_all(const quant::TensorIndex& idx, const std::vector<quant::Candidate>& candidates) {
+// 46k quantized linears) is split across a few threads. The logical column gets room for
+// `plain` more entries, the tensors no module can claim: it becomes StorageView::logical.
+DecodedColumns decode_all(const quant::TensorIndex& idx, const std::vector<quant::Candidate>& candidates, size_t plain) {
   DecodedColumns out;
   out.ok.assign(candidates.size(), 0);
   out.anchor.assign(candidates.size(), 0);
+  out.logical.reserve(candidates.size() + plain);
   out.logical.resize(candidates.size());
   out.module.resize(candidates.size());
   out.companions.resize(candidates.size());
@@ -82,6 +84,35 @@ std::vector<QuantModule> modules_in_stored_order(std::vector<QuantModule>& colum
   return out;
 }
 
+// StorageView::logical: the placed modules' weights (by candidate, `placed`, in stored order) and
+// the plain tensors (`plain`: final position, tensor), merged in stored order into `column`
+// itself when it can be done in place, which is the usual case. Filled from the back, a module's
+// weight only moves up (the k-th placed module lands at k or later) and lands on a slot whose
+// occupant has already moved.
+std::vector<LogicalTensor> logical_in_stored_order(std::vector<LogicalTensor>& column, const std::vector<size_t>& placed,
+                                                   std::vector<std::pair<size_t, LogicalTensor>>& plain,
+                                                   const std::vector<size_t>& module_logical) {
+  const size_t total = placed.size() + plain.size();
+  if (!std::is_sorted(placed.begin(), placed.end())) {
+    std::vector<LogicalTensor> out(total);
+    for (size_t ci : placed) out[module_logical[ci]] = std::move(column[ci]);
+    for (auto& [pos, t] : plain) out[pos] = std::move(t);
+    return out;
+  }
+  for (size_t k = 0; k < placed.size(); ++k)
+    if (placed[k] != k) column[k] = std::move(column[placed[k]]);
+  column.resize(total);
+  size_t m = placed.size(), p = plain.size();
+  for (size_t pos = total; pos-- > 0;) {
+    if (p > 0 && plain[p - 1].first == pos) {
+      column[pos] = std::move(plain[--p].second);
+    } else if (--m != pos) {
+      column[pos] = std::move(column[m]);
+    }
+  }
+  return std::move(column);
+}
+
 // Gives a container's memory back to the heap now rather than at the end of the function.
 template <typename T>
 void release(T& container) {
@@ -108,10 +139,14 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   auto prefix_of = [&candidates](uint32_t k) { return candidates[k].prefix; };
   std::vector<std::pair<uint32_t, std::string_view>> attention_level;  // KV scales, act.scales
   uint32_t last = quant::FlatIndex::kEmpty;  // a module's tensors mostly sit side by side: one lookup serves them
+  size_t unclassified = 0;
   for (uint32_t i = 0; i < n; ++i) {
     view.stored_elements += idx.at(i).elements;  // this pass reads every tensor anyway
     auto cl = quant::classify(idx.at(i));
-    if (!cl) continue;
+    if (!cl) {
+      ++unclassified;
+      continue;
+    }
     distinctive[i] = quant::term_is_distinctive(cl->term);
     if (cl->term == quant::Term::KvScale || cl->term == quant::Term::ActScales) {
       attention_level.emplace_back(i, cl->prefix);
@@ -135,7 +170,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   std::vector<uint8_t> claimed(candidates.size(), 0);
   size_t modules = 0;
   bool any_awq = false;
-  DecodedColumns decoded = decode_all(idx, candidates);
+  DecodedColumns decoded = decode_all(idx, candidates, unclassified);
   for (size_t ci = 0; ci < candidates.size(); ++ci) {
     if (!decoded.ok[ci]) continue;
     const auto& companions = decoded.companions[ci];
@@ -183,20 +218,20 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   // 4. Everything in stored order: logical weights where their values are (a module where its
   // anchor is), bookkeeping aside.
   const size_t claimed_tensors = n - static_cast<size_t>(std::count(claim.begin(), claim.end(), kUnclaimed));
-  view.logical.reserve(n - claimed_tensors + modules);
   view.bookkeeping.reserve(claimed_tensors - modules);
   std::vector<size_t> placed;  // candidates whose anchor has been placed, in stored order
   placed.reserve(modules);
+  std::vector<std::pair<size_t, LogicalTensor>> plain;  // unclaimed tensors and their place in view.logical
   std::vector<std::pair<size_t, size_t>> owned_by;  // bookkeeping entry, candidate: owner set once all are placed
   constexpr size_t kNotPlaced = SIZE_MAX;
   std::vector<size_t> module_logical(decoded.ok.size(), kNotPlaced);  // candidate -> its weight's place in view.logical
+  size_t next_logical = 0;
   for (uint32_t i = 0; i < n; ++i) {
     const TensorInfo& t = idx.at(i);
     if (claim[i] >= 0 && decoded.anchor[static_cast<size_t>(claim[i])] == i) {
       auto ci = static_cast<size_t>(claim[i]);
-      module_logical[ci] = view.logical.size();
-      decoded.module[ci].logical = view.logical.size();
-      view.logical.push_back(std::move(decoded.logical[ci]));
+      module_logical[ci] = next_logical;
+      decoded.module[ci].logical = next_logical++;
       placed.push_back(ci);
       continue;
     }
@@ -213,7 +248,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
       view.bookkeeping.push_back(std::move(b));
       continue;
     }
-    LogicalTensor l;
+    LogicalTensor& l = plain.emplace_back(next_logical++, LogicalTensor{}).second;
     l.name = t.name;
     l.shape = t.shape;
     l.format = dtype_name(t.dtype);
@@ -221,8 +256,8 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     l.params = t.shape.empty() ? 0 : t.elements;
     if (t.shape.empty()) ++view.scalar_tensors;
     if (distinctive[i]) view.orphan_quant_tensors.push_back(t.name);
-    view.logical.push_back(std::move(l));
   }
+  view.logical = logical_in_stored_order(decoded.logical, placed, plain, module_logical);
   view.quant_modules = modules_in_stored_order(decoded.module, placed);
   for (auto [entry, ci] : owned_by) view.bookkeeping[entry].owner = module_logical[ci];
   return view;

@@ -500,6 +500,52 @@ TEST_CASE("quant layout: modules are listed in the stored order of their weights
   CHECK(hfi::owner_name(v, v.bookkeeping[0]) == "a.weight");
 }
 
+TEST_CASE("quant layout: logical weights come out in stored order around plain tensors and failed candidates") {
+  auto names = [](const hfi::StorageView& v) {
+    std::vector<std::string> out;
+    for (const auto& l : v.logical) out.push_back(l.name);
+    return out;
+  };
+  // Candidates in stored order: a, o (a scale without its weight: not a module), b.
+  auto v = hfi::decode_storage(shard({{"emb.weight", Dtype::BF16, {16, 8}},
+                                      {"a.weight", Dtype::F8_E4M3, {128, 128}},
+                                      {"a.weight_scale_inv", Dtype::F32, {1, 1}},
+                                      {"n.weight", Dtype::BF16, {8}},
+                                      {"o.weight_scale_inv", Dtype::F32, {1, 1}},
+                                      {"b.weight", Dtype::F8_E4M3, {128, 128}},
+                                      {"b.weight_scale_inv", Dtype::F32, {1, 1}},
+                                      {"z.bias", Dtype::BF16, {4}}}));
+  CHECK(names(v) == std::vector<std::string>{"emb.weight", "a.weight", "n.weight", "o.weight_scale_inv", "b.weight", "z.bias"});
+  REQUIRE(v.quant_modules.size() == 2);
+  CHECK(v.quant_modules[0].module == "a");
+  CHECK(v.quant_modules[0].logical == 1);
+  CHECK(v.quant_modules[1].module == "b");
+  CHECK(v.quant_modules[1].logical == 4);
+  REQUIRE(v.bookkeeping.size() == 2);
+  CHECK(hfi::owner_name(v, v.bookkeeping[0]) == "a.weight");
+  CHECK(hfi::owner_name(v, v.bookkeeping[1]) == "b.weight");
+  CHECK(v.orphan_quant_tensors == std::vector<std::string>{"o.weight_scale_inv"});
+  CHECK(v.logical[2].shape == std::vector<uint64_t>{8});
+  CHECK(v.logical[4].format == "FP8 block 128x128");
+
+  // A module seen first (by its scale) whose weight is stored last, with plain tensors between.
+  auto w = hfi::decode_storage(shard({{"x.weight", Dtype::BF16, {4, 4}},
+                                      {"a.weight_scale_inv", Dtype::F32, {1, 1}},
+                                      {"b.weight", Dtype::F8_E4M3, {128, 128}},
+                                      {"b.weight_scale_inv", Dtype::F32, {1, 1}},
+                                      {"y.weight", Dtype::BF16, {4}},
+                                      {"a.weight", Dtype::F8_E4M3, {128, 128}}}));
+  CHECK(names(w) == std::vector<std::string>{"x.weight", "b.weight", "y.weight", "a.weight"});
+  REQUIRE(w.quant_modules.size() == 2);
+  CHECK(w.quant_modules[0].module == "b");
+  CHECK(w.quant_modules[0].logical == 1);
+  CHECK(w.quant_modules[1].module == "a");
+  CHECK(w.quant_modules[1].logical == 3);
+  REQUIRE(w.bookkeeping.size() == 2);
+  CHECK(hfi::owner_name(w, w.bookkeeping[0]) == "a.weight");
+  CHECK(hfi::owner_name(w, w.bookkeeping[1]) == "b.weight");
+}
+
 TEST_CASE("quant layout: KV-cache scales are bookkeeping of their attention module") {
   auto v = hfi::decode_storage(shard({{"l.self_attn.k_scale", Dtype::F32, {}},
                                       {"l.self_attn.v_scale", Dtype::F32, {}},
