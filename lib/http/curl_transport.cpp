@@ -59,6 +59,7 @@ struct Job {
   bool mode_chosen = false;
   uint64_t skip = 0;   // bytes of a 200 body to drop before the wanted range starts
   uint64_t keep = 0;   // bytes to keep
+  bool prefix_read = false;  // length_prefixed: `keep` has been cut to 8 + N
   bool cut = false;    // we ended the transfer on purpose (enough bytes)
   bool too_large = false;
   uint64_t drained = 0;  // bytes of a redirect's body thrown away
@@ -98,11 +99,25 @@ void choose_mode(Job& job) {
   }
   // One allocation for the body instead of a doubling series of copies (a 9 MB index went
   // through eleven). The server's Content-Length is only trusted as far as `keep` allows.
-  if (job.keep > 0) {
+  if (job.keep > 0 && !r.length_prefixed) {  // a length-prefixed body is sized once N is known
     auto length = job.headers.find("content-length");
     auto declared = length == job.headers.end() ? std::nullopt : parse_decimal(length->second);
     if (declared) job.response.body.reserve(static_cast<size_t>(std::min(*declared, job.keep)));
   }
+}
+
+// A length-prefixed body: once its first 8 bytes are in, only 8 + N of it is kept.
+void apply_length_prefix(Job& job) {
+  std::string& body = job.response.body;
+  job.prefix_read = true;
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(body[static_cast<size_t>(i)]);
+  if (n < job.keep - 8) {
+    job.keep = 8 + n;
+    job.response.ended_at_length_prefix = true;
+  }
+  if (body.size() > job.keep) body.resize(static_cast<size_t>(job.keep));
+  body.reserve(static_cast<size_t>(job.keep));
 }
 
 size_t on_body(char* data, size_t size, size_t count, void* user) {
@@ -125,13 +140,27 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   std::string& body = job->response.body;
   size_t room = static_cast<size_t>(std::min<uint64_t>(job->keep - std::min<uint64_t>(job->keep, body.size()), n - pos));
   body.append(data + pos, room);
+  const bool ranged = job->request->range_offset.has_value();
+  if (ranged && job->request->length_prefixed && !job->prefix_read && job->keep >= 8 && body.size() >= 8 &&
+      (job->status == 206 || job->status == 200)) {
+    apply_length_prefix(*job);
+    if (body.size() >= job->keep) {
+      job->cut = true;  // the whole header is in
+      return 0;
+    }
+    return n;
+  }
+  if (job->response.ended_at_length_prefix && body.size() >= job->keep) {
+    job->cut = true;  // the rest of the header arrived
+    return 0;
+  }
   if (pos + room < n) {
     // More than we want: a ranged read has all it needs, a whole-file read is too large, and an
     // error page has shown enough. Cutting ends the transfer with CURLE_WRITE_ERROR, expected.
-    if (job->status == 200 && !job->request->range_offset) job->too_large = true;
+    if (job->status == 200 && !ranged) job->too_large = true;
     job->cut = true;
     return 0;
-  } else if (job->status == 200 && job->request->range_offset && job->skip == 0 && body.size() >= job->keep) {
+  } else if (job->status == 200 && ranged && job->skip == 0 && body.size() >= job->keep) {
     job->cut = true;  // a server that ignored Range: stop at the last byte we need
     return 0;
   }
@@ -298,6 +327,8 @@ class CurlTransport final : public Transport {
     job.mode_chosen = false;
     job.skip = 0;
     job.keep = 0;
+    job.prefix_read = false;
+    job.response.ended_at_length_prefix = false;
     job.cut = false;
     job.too_large = false;
     job.drained = 0;

@@ -24,6 +24,10 @@ struct Request {
   // is read only up to offset + length, then the transfer is cut.
   std::optional<uint64_t> range_offset;
   uint64_t range_length = 0;
+  // The range opens with its own length: a little-endian u64 N, then N bytes (a safetensors
+  // header). Only 8 + N bytes are kept, and the transfer ends there: a 100 KB probe of a 74 KB
+  // header neither stores nor waits for the tensor bytes behind it.
+  bool length_prefixed = false;
   // Bodies larger than this end the transfer with `too_large` set (whole-file reads).
   uint64_t max_body = 64u << 20;
 };
@@ -42,6 +46,7 @@ struct Response {
   std::string body;      // the requested bytes (a range is cut out of a 200 body); error bodies capped
   bool range_honoured = false;  // a ranged request got 206
   bool too_large = false;       // the body went past max_body
+  bool ended_at_length_prefix = false;  // a length_prefixed body holds all 8 + N bytes, fewer than asked
   std::optional<uint64_t> total_size;  // from Content-Range "/T", or Content-Length of a 200
   std::string transport_error;  // non-empty when no HTTP response came back at all
   std::string protocol_error;   // an answer that breaks HTTP's rules, e.g. a 206 for another range

@@ -173,6 +173,7 @@ std::vector<http::Request> HubSource::early_header_batch() {
     r.url = file_url(f.path);
     r.range_offset = 0;
     r.range_length = std::min(probe_bytes_, f.size);
+    r.length_prefixed = true;
     batch.push_back(std::move(r));
     early_paths_.push_back(f.path);
   }
@@ -232,7 +233,7 @@ const http::Response* HubSource::early_read(const std::string& path, uint64_t le
   const http::Response& r = it->second;
   if (!r.protocol_error.empty()) return nullptr;
   bool whole_file = r.total_size && r.body.size() == *r.total_size;
-  return length <= r.body.size() || whole_file ? &r : nullptr;
+  return length <= r.body.size() || whole_file || r.ended_at_length_prefix ? &r : nullptr;
 }
 
 std::string HubSource::location() const { return settings_.endpoint + "/" + ref_.repo_id; }
@@ -271,6 +272,7 @@ Status HubSource::open(std::optional<RepoInfo> known) {
   probe.url = file_url("model.safetensors");
   probe.range_offset = 0;
   probe.range_length = probe_bytes_;
+  probe.length_prefixed = true;
   requests.push_back(probe);
 
   // The repository info usually answers first (the files take a redirect more): as soon as it
@@ -430,6 +432,7 @@ std::vector<Result<std::string>> HubSource::read_ranges(const std::vector<RangeR
     r.url = file_url(rr.path);
     r.range_offset = rr.offset;
     r.range_length = rr.length;
+    r.length_prefixed = rr.length_prefixed;
     batch.push_back(r);
     owner.push_back(i);
   }

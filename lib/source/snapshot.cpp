@@ -88,7 +88,7 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
                                                           const std::unordered_map<std::string, uint64_t>& sizes,
                                                           const LoadOptions& options) {
   std::vector<RangeRequest> probes;
-  for (const auto& p : paths) probes.push_back({p, 0, std::min(options.header_probe_bytes, sizes.at(p))});
+  for (const auto& p : paths) probes.push_back({p, 0, std::min(options.header_probe_bytes, sizes.at(p)), true});
   auto first = source.read_ranges(probes);
   std::vector<std::string> prefixes(paths.size());
   // Every shard's bytes go back to the source once parsed, or when a read fails: a source that

@@ -21,6 +21,9 @@ struct RangeRequest {
   std::string path;
   uint64_t offset = 0;
   uint64_t length = 0;  // bytes wanted; fewer come back at end of file
+  // The range opens a safetensors file (an 8-byte length N, then the header): a source may stop
+  // after 8 + N bytes.
+  bool length_prefixed = false;
 };
 
 class Source {

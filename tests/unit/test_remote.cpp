@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/json.hpp"
+#include "http/http.hpp"
 #include "hub/test_hub.hpp"
 #include "support/fixture_repo.hpp"
 #include "support/run_cli.hpp"
@@ -366,6 +367,40 @@ TEST_CASE("a CDN that ignores Range costs only the bytes needed", "[remote]") {
     if (e.path().string().ends_with(".header.json") && (fs::file_size(e.path()) + 7) / 8 * 8 > 100'000) ++long_headers;
   CHECK(long_headers > 0);
   CHECK(cdn == 16 + long_headers);
+}
+
+TEST_CASE("a length-prefixed read keeps the 8 + N bytes of its header and no more", "[remote]") {
+  TestHub hub(fixture_hub());
+  auto transport = hfi::http::make_curl_transport({});
+  const std::string shard = "meta-llama/Llama-3.1-8B/model-00003-of-00004.safetensors";
+  const uint64_t header_file = fs::file_size(hfi::testing::fixtures_dir() / (shard + ".header.json"));  // 10,153 bytes
+  hfi::http::Request probe;
+  probe.url = hub.endpoint() + "/meta-llama/Llama-3.1-8B/resolve/main/model-00003-of-00004.safetensors";
+  probe.range_offset = 0;
+  probe.range_length = 100'008;
+  probe.length_prefixed = true;
+  hfi::http::Request plain = probe;  // the same range, read as it comes
+  plain.length_prefixed = false;
+  hfi::http::Request shorter = probe;  // a first read shorter than the header
+  shorter.range_length = 4'000;
+  auto check = [&](int status) {
+    auto out = transport->perform({probe, plain, shorter}, "test");
+    REQUIRE(out[1].status == status);
+    REQUIRE(out[1].body.size() == 100'008);
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(out[1].body[static_cast<size_t>(i)]);
+    CHECK(n >= header_file);  // the served header is the fixture's, padded to 8 bytes
+    CHECK(n < header_file + 8);
+    CHECK(out[0].status == status);
+    CHECK(out[0].ended_at_length_prefix);
+    CHECK(out[0].body == out[1].body.substr(0, 8 + n));
+    CHECK_FALSE(out[1].ended_at_length_prefix);
+    CHECK(out[2].body == out[1].body.substr(0, 4'000));
+    CHECK_FALSE(out[2].ended_at_length_prefix);
+  };
+  check(206);
+  hub.add_fault({FaultKind::IgnoreRange, "cdn", "", 200, -1, "", -1, {}});  // a CDN that answers 200 with the whole file
+  check(200);
 }
 
 TEST_CASE("a header declaring 2^40 bytes ends with exit 5 at once", "[remote]") {
