@@ -22,8 +22,8 @@ struct PatternGroup {
 
 struct ShapeMismatch {
   std::string name;
-  std::vector<uint64_t> expected;
-  std::vector<uint64_t> actual;
+  Shape expected;
+  Shape actual;
 };
 
 struct MissingTensor {

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/shape.hpp"
 #include "formats/dtype.hpp"
 #include "quant/quant_layout.hpp"
 #include "source/snapshot.hpp"
@@ -24,7 +25,7 @@ struct LogicalTensor {
   // Logical shape: [out, in] or [E, out, in] (EETQ's transposed [in, out] turned back). For
   // bitsandbytes 4-bit, HQQ and quanto 4/2-bit the header does not hold [out, in] (it is tensor
   // data): [n] flattened, or [out, n / out] when the module stores a bias [out].
-  std::vector<uint64_t> shape;
+  Shape shape;
   uint64_t params = 0;          // logical elements; 0 for rank-0 scalars, as the Hub counts them
   // How the values are stored: the dtype ("BF16", "F8_E4M3") for plain tensors; for quantized
   // weights a readable scheme: "FP8 block 128x128", "FP8 per-channel", "MXFP4", "GPTQ int4 g128",

@@ -73,7 +73,7 @@ double ConfigReader::number(std::initializer_list<std::string_view> aliases, dou
   return f && f->is_number() ? f->as_double().value_or(fallback) : fallback;
 }
 
-void add(ArchModel& m, std::string name, std::vector<uint64_t> shape, Role role, int layer) {
+void add(ArchModel& m, std::string name, Shape shape, Role role, int layer) {
   ExpectedTensor t;
   t.name = std::move(name);
   t.shape = std::move(shape);

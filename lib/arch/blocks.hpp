@@ -60,7 +60,7 @@ struct MlaDims {
   bool bias = false;  // attention_bias: biases on q_a_proj (or q_proj), kv_a_proj_with_mqa and o_proj
 };
 
-void add(ArchModel& m, std::string name, std::vector<uint64_t> shape, Role role, int layer = -1);
+void add(ArchModel& m, std::string name, Shape shape, Role role, int layer = -1);
 void add_embeddings(ArchModel& m, uint64_t vocab, uint64_t hidden, bool tied);
 // The LM head `name`.weight [vocab, hidden] (optional when tied: a tied head reuses the embedding,
 // though some writers still store a copy), then `name`.bias [vocab] when bias; records vocab_size,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/shape.hpp"
 #include "formats/model_config.hpp"
 
 namespace hfi {
@@ -36,7 +37,7 @@ const char* role_name(Role r);
 
 struct ExpectedTensor {
   std::string name;
-  std::vector<uint64_t> shape;
+  Shape shape;
   Role role = Role::Other;
   int layer = -1;          // decoder layer index, -1 outside the layer stack
   bool mtp = false;        // part of the multi-token-prediction module, not the main model
@@ -49,7 +50,7 @@ struct ExpectedTensor {
   uint32_t active_den = 1;
   // Other layouts of the same tensor that writers use (gpt-oss experts saved unquantized are
   // stored [E, in, out] rather than [E, out, in]); any of them matches.
-  std::vector<std::vector<uint64_t>> alternative_shapes;
+  std::vector<Shape> alternative_shapes;
   // Other names of the same tensor that writers use (TF-era BERT checkpoints store LayerNorm
   // "gamma"/"beta" where transformers now writes "weight"/"bias"); any of them matches.
   std::vector<std::string> alternative_names;

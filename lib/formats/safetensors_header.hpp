@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/shape.hpp"
 #include "formats/dtype.hpp"
 
 namespace hfi {
@@ -21,7 +22,7 @@ inline constexpr uint64_t kMaxSafetensorsHeader = 100'000'000;
 struct TensorInfo {
   std::string name;
   Dtype dtype = Dtype::F32;
-  std::vector<uint64_t> shape;
+  Shape shape;
   uint64_t begin = 0;  // data offsets, relative to the end of the header, end exclusive
   uint64_t end = 0;
   uint64_t elements = 0;  // product of shape (1 for a rank-0 scalar)

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -166,7 +167,7 @@ class Builder {
   QuantModule& module() { return d_.module; }
   LogicalTensor& logical() { return d_.logical; }
   // Fills shape/params/format/bytes and returns the result.
-  std::optional<Decoded> finish(std::vector<uint64_t> shape, std::string format);
+  std::optional<Decoded> finish(Shape shape, std::string format);
   const TensorIndex& index() const { return idx_; }
   std::string_view prefix() const { return prefix_; }
 
@@ -176,9 +177,9 @@ class Builder {
   Decoded d_;
 };
 
-uint64_t product(const std::vector<uint64_t>& shape);
+uint64_t product(std::span<const uint64_t> shape);
 uint64_t ceil_div(uint64_t a, uint64_t b);
-std::string shape_text(const std::vector<uint64_t>& shape);
+std::string shape_text(std::span<const uint64_t> shape);
 // The group size g with ceil(in / g) == groups: in / groups when exact, else the smallest power of
 // two that fits, else ceil(in / groups). nullopt for one group (per-channel: the configs' -1).
 std::optional<uint32_t> group_from(uint64_t in, uint64_t groups);
@@ -208,6 +209,6 @@ std::optional<Decoded> decode_candidate(const TensorIndex& idx, const Candidate&
 
 // For packed formats whose [out, in] is not in the header (bitsandbytes 4-bit, HQQ, quanto
 // 4/2-bit): [out, n / out] when the module stores a bias [out] that divides n, else [n].
-std::vector<uint64_t> flat_or_from_bias(const TensorIndex& idx, std::string_view prefix, uint64_t n);
+Shape flat_or_from_bias(const TensorIndex& idx, std::string_view prefix, uint64_t n);
 
 }  // namespace hfi::quant

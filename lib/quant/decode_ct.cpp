@@ -59,7 +59,7 @@ std::optional<Decoded> decode_fp4(const TensorIndex& idx, const Candidate& c, ui
   const TensorInfo& p = idx.at(wp);
   Builder b(idx, c.prefix, nvfp4 ? QuantScheme::CtNvfp4 : QuantScheme::Mxfp4, wp, std::string(c.prefix) + ".weight");
   b.module().bits = 4;
-  std::vector<uint64_t> shape = p.shape;
+  Shape shape = p.shape;
   if (!shape.empty()) shape.back() *= 2;
   const TensorInfo* s = b.require(c.get(Term::WeightScale), "weight_scale", nvfp4 ? "scale" : "mx exponent");
   if (nvfp4) {

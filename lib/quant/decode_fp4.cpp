@@ -12,7 +12,7 @@ std::optional<Decoded> decode_mxfp4(const TensorIndex& idx, const Candidate& c) 
   Builder b(idx, c.prefix, QuantScheme::Mxfp4, *blocks, std::string(c.prefix));
   b.module().bits = 4;
   b.module().group_size = 32;
-  std::vector<uint64_t> shape = w.shape;  // classify() checked rank >= 2 and the trailing 16
+  Shape shape = w.shape;  // classify() checked rank >= 2 and the trailing 16
   shape.pop_back();
   shape.back() *= 32;  // 16 bytes = 32 four-bit values per block
   const TensorInfo* s = b.require(c.get(Term::MxScales), "_scales", "mx exponent");

@@ -16,7 +16,7 @@ bool is_fp8(Dtype d) {
 enum class Granularity { Tensor, Channel, Block, Unfit };
 
 // How a scale of shape `s` covers a weight of shape `w`.
-Granularity granularity(const std::vector<uint64_t>& w, const std::vector<uint64_t>& s) {
+Granularity granularity(const Shape& w, const Shape& s) {
   if (s.empty() || (s.size() == 1 && s[0] == 1)) return Granularity::Tensor;
   if (s.size() == 1) return w.size() == 2 && s[0] == w[0] ? Granularity::Channel : Granularity::Unfit;
   if (s.size() != w.size() || w.size() < 2) return Granularity::Unfit;
@@ -94,7 +94,7 @@ std::optional<Decoded> decode_modelopt_nvfp4(const TensorIndex& idx, const Candi
   const TensorInfo& w = idx.at(anchor);
   Builder b(idx, c.prefix, QuantScheme::ModeloptNvfp4, anchor, w.name);
   b.module().bits = 4;
-  std::vector<uint64_t> shape = w.shape;
+  Shape shape = w.shape;
   if (!shape.empty()) shape.back() *= 2;
   const TensorInfo* s = b.require(c.get(Term::WeightScale), "weight_scale", "scale");
   b.require(c.get(Term::WeightScale2), "weight_scale_2", "global scale");
@@ -120,7 +120,7 @@ std::optional<Decoded> decode_modelopt_int4(const TensorIndex& idx, const Candid
   const TensorInfo& w = idx.at(anchor);
   Builder b(idx, c.prefix, QuantScheme::ModeloptInt4Awq, anchor, w.name);
   b.module().bits = 4;
-  std::vector<uint64_t> shape = w.shape;
+  Shape shape = w.shape;
   if (shape.size() == 2) shape[0] *= 2;
   else b.problem("INT4-AWQ weight " + shape_text(w.shape) + " is not 2-D");
   const TensorInfo* s = b.require(c.get(Term::WeightScale), "weight_scale", "scale");

@@ -195,7 +195,7 @@ const TensorInfo* Builder::require(std::optional<uint32_t> tensor, std::string_v
 
 const TensorInfo* Builder::require(std::string_view suffix, const char* kind) { return require(idx_.find(prefix_, suffix), suffix, kind); }
 
-std::optional<Decoded> Builder::finish(std::vector<uint64_t> shape, std::string format) {
+std::optional<Decoded> Builder::finish(Shape shape, std::string format) {
   const TensorInfo& a = anchor();
   d_.logical.params = shape.empty() ? 0 : product(shape);
   d_.logical.shape = std::move(shape);
@@ -210,7 +210,7 @@ std::optional<Decoded> Builder::finish(std::vector<uint64_t> shape, std::string 
   return std::optional<Decoded>(std::move(d_));
 }
 
-uint64_t product(const std::vector<uint64_t>& shape) {
+uint64_t product(std::span<const uint64_t> shape) {
   uint64_t p = 1;
   for (uint64_t d : shape) p *= d;
   return p;
@@ -218,7 +218,7 @@ uint64_t product(const std::vector<uint64_t>& shape) {
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
 
-std::string shape_text(const std::vector<uint64_t>& shape) {
+std::string shape_text(std::span<const uint64_t> shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
@@ -249,7 +249,7 @@ std::optional<uint32_t> bits_from_words(uint64_t count, uint64_t words, uint32_t
 
 std::string group_text(std::optional<uint32_t> g) { return g ? "g" + std::to_string(*g) : "per-channel"; }
 
-std::vector<uint64_t> flat_or_from_bias(const TensorIndex& idx, std::string_view prefix, uint64_t n) {
+Shape flat_or_from_bias(const TensorIndex& idx, std::string_view prefix, uint64_t n) {
   if (auto b = idx.find(prefix, ".bias")) {
     const TensorInfo& bias = idx.at(*b);
     if (bias.shape.size() == 1 && bias.shape[0] > 0 && n % bias.shape[0] == 0) return {bias.shape[0], n / bias.shape[0]};

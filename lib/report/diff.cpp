@@ -57,12 +57,12 @@ std::map<std::string, Json> config_fields(const Report& r) {
 std::map<std::string, PatternSide> patterns(const Report& r, bool use_spec) {
   std::map<std::string, std::map<std::vector<uint64_t>, uint64_t>> shapes;
   std::map<std::string, PatternSide> out;
-  auto count = [&](const std::string& name, const std::vector<uint64_t>& shape, uint64_t params) {
+  auto count = [&](const std::string& name, const Shape& shape, uint64_t params) {
     std::string p = name_pattern(name);
     PatternSide& side = out[p];
     ++side.tensors;
     side.params += params;
-    ++shapes[p][shape];
+    ++shapes[p][shape.to_vector()];
   };
   if (use_spec) {
     for (const auto& t : r.spec->tensors)

@@ -41,7 +41,7 @@ std::string short_bytes(uint64_t v) {
   return scaled(static_cast<double>(v), units, 6, 1024.0);
 }
 
-std::string shape_text(const std::vector<uint64_t>& s) {
+std::string shape_text(std::span<const uint64_t> s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + "]";

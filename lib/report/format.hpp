@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,7 @@ std::string with_commas(uint64_t v);      // 8030261248 -> "8,030,261,248"
 std::string short_count(uint64_t v);      // 8030261248 -> "8.03 B"
 std::string short_flops(uint64_t v);      // 15009849344 -> "15.01 G"
 std::string short_bytes(uint64_t v);      // binary units: "14.96 GiB"
-std::string shape_text(const std::vector<uint64_t>& s);  // "[4096, 128]"
+std::string shape_text(std::span<const uint64_t> s);  // "[4096, 128]"
 
 // ANSI styling for the text renderers; a no-op without colour.
 struct Style {

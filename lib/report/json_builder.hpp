@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,7 @@ struct Obj {
   Json done() { return Json::make_object(std::move(members)); }
 };
 
-inline Json shape(const std::vector<uint64_t>& v) {
+inline Json shape(std::span<const uint64_t> v) {
   std::vector<Json> items;
   for (auto d : v) items.push_back(Json::make_uint(d));
   return Json::make_array(std::move(items));

@@ -21,7 +21,7 @@ namespace {
 std::string layer_prefix(const char* stack, uint64_t i) { return std::string(stack) + std::to_string(i) + "."; }
 
 // A stored buffer that is not a parameter; present in some writers' files only.
-void add_buffer(ArchModel& m, const std::string& name, std::vector<uint64_t> shape, int layer) {
+void add_buffer(ArchModel& m, const std::string& name, Shape shape, int layer) {
   add(m, name, std::move(shape), Role::Buffer, layer);
   m.tensors.back().optional = true;
 }

@@ -39,7 +39,7 @@ uint64_t num_labels(const ConfigReader& r) {
   return r.get({"num_labels"}, 2);
 }
 
-void add_part(ArchModel& m, std::string name, std::vector<uint64_t> shape, Role role) {
+void add_part(ArchModel& m, std::string name, Shape shape, Role role) {
   add(m, std::move(name), std::move(shape), role);
   m.tensors.back().optional = true;
   m.tensors.back().optional_part = true;

@@ -26,7 +26,7 @@ std::string num(uint64_t v) { return std::to_string(v); }
 std::string layer_prefix(const char* stack, uint64_t i) { return std::string(stack) + num(i) + "."; }
 
 // A tower or embedder tensor, named exactly as the checkpoint spells it.
-void add_verbatim(ArchModel& m, std::string name, std::vector<uint64_t> shape, Role role) {
+void add_verbatim(ArchModel& m, std::string name, Shape shape, Role role) {
   add(m, std::move(name), std::move(shape), role);
   m.tensors.back().verbatim = true;
 }

@@ -20,7 +20,7 @@ namespace hfi::arch {
 
 namespace {
 
-void add_optional_buffer(ArchModel& m, const std::string& name, std::vector<uint64_t> shape, int layer) {
+void add_optional_buffer(ArchModel& m, const std::string& name, Shape shape, int layer) {
   add(m, name, std::move(shape), Role::Buffer, layer);
   m.tensors.back().optional = true;
 }
