@@ -1,23 +1,27 @@
 #include "quant/quant_audit.hpp"
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <map>
 
 namespace hfi {
 namespace {
 
-const char* role_bucket(Role r) {
+// Index into the audit's buckets, in report order: attention, experts, mlp, embeddings, other.
+constexpr size_t kOtherBucket = 4;
+size_t role_bucket(Role r) {
   switch (r) {
-    case Role::Attention: return "attention";
+    case Role::Attention: return 0;
     case Role::RoutedExpert:
     case Role::SharedExpert:
     case Role::Router:
-    case Role::RoutingBias: return "experts";
-    case Role::Mlp: return "mlp";
+    case Role::RoutingBias: return 1;
+    case Role::Mlp: return 2;
     case Role::Embedding:
     case Role::PerLayerEmbedding:
-    case Role::LmHead: return "embeddings";
-    default: return "other";
+    case Role::LmHead: return 3;
+    default: return kOtherBucket;
   }
 }
 
@@ -34,6 +38,28 @@ bool is_matrix_weight(const LogicalTensor& t) {
 std::string module_of(const std::string& weight) {
   return weight.ends_with(".weight") ? weight.substr(0, weight.size() - 7) : weight;
 }
+
+// Sums by a short text key (a scheme or kind name, static strings): 46k modules and as many
+// scales come mostly in runs of one key, so the last key is tried first and the sorted map is
+// built once at the end.
+class RunningSums {
+ public:
+  uint64_t& operator[](std::string_view key) {
+    if (last_ < sums_.size() && sums_[last_].first == key) return sums_[last_].second;
+    for (last_ = 0; last_ < sums_.size(); ++last_)
+      if (sums_[last_].first == key) return sums_[last_].second;
+    sums_.emplace_back(key, 0);
+    return sums_.back().second;
+  }
+  std::vector<std::pair<std::string, uint64_t>> sorted() const {
+    std::map<std::string_view, uint64_t> by_key(sums_.begin(), sums_.end());
+    return {by_key.begin(), by_key.end()};
+  }
+
+ private:
+  std::vector<std::pair<std::string_view, uint64_t>> sums_;
+  size_t last_ = 0;
+};
 
 bool decodable(QuantScheme s) {
   return s != QuantScheme::None && s != QuantScheme::Unsupported && s != QuantScheme::Torchao;
@@ -136,9 +162,7 @@ QuantSummary audit_quantization(const std::vector<QuantDeclaration>& decls, cons
     for (const auto& d : decls) s.notes.insert(s.notes.end(), d.notes.begin(), d.notes.end());
     s.kv_cache_dtype = s.declared->kv_cache_dtype;
   }
-  // Keyed by static names (string_view, same order as the strings): 46k modules and as many
-  // scales would otherwise build a std::string key apiece.
-  std::map<std::string_view, uint64_t> detected;
+  RunningSums detected;
   std::vector<bool> quantized(storage.logical.size(), false);
   for (const auto& m : storage.quant_modules) {
     ++detected[quant_scheme_name(m.scheme)];
@@ -149,15 +173,15 @@ QuantSummary audit_quantization(const std::vector<QuantDeclaration>& decls, cons
       s.quantized_params += storage.logical[m.logical].params;
     }
   }
-  s.detected.assign(detected.begin(), detected.end());
+  s.detected = detected.sorted();
   uint64_t module_bookkeeping = 0;
   for (const auto& m : storage.quant_modules) module_bookkeeping += m.bookkeeping_bytes;
-  std::map<std::string_view, uint64_t> by_kind;
+  RunningSums by_kind;
   for (const auto& b : storage.bookkeeping) {
     by_kind[b.kind] += b.bytes;
     s.bookkeeping_bytes += b.bytes;
   }
-  s.bookkeeping_by_kind.assign(by_kind.begin(), by_kind.end());
+  s.bookkeeping_by_kind = by_kind.sorted();
   uint64_t accounted = s.value_bytes + s.bookkeeping_bytes;
   s.high_precision_bytes = storage.stored_bytes > accounted ? storage.stored_bytes - accounted : 0;
   if (s.quantized_params)
@@ -165,16 +189,15 @@ QuantSummary audit_quantization(const std::vector<QuantDeclaration>& decls, cons
   if (total_params) s.overall_bits_per_weight = 8.0 * static_cast<double>(storage.stored_bytes) / static_cast<double>(total_params);
 
   // Per role, and the decoder linears that stay in float, through the spec's roles.
-  std::map<std::string_view, RoleBits> roles;
+  const char* const kBuckets[] = {"attention", "experts", "mlp", "embeddings", "other"};
+  std::array<RoleBits, std::size(kBuckets)> roles;
   std::map<std::string, uint64_t> high_precision;
   for (size_t i = 0; i < storage.logical.size(); ++i) {
     const LogicalTensor& t = storage.logical[i];
     std::optional<Role> role;
     if (spec && i < rec.expected_of.size() && rec.expected_of[i] >= 0)
       role = spec->tensors[static_cast<size_t>(rec.expected_of[i])].role;
-    const char* bucket = role ? role_bucket(*role) : "other";
-    RoleBits& rb = roles[bucket];
-    if (rb.role.empty()) rb.role = bucket;
+    RoleBits& rb = roles[role ? role_bucket(*role) : kOtherBucket];
     rb.params += t.params;
     rb.bytes += t.stored_bytes + t.bookkeeping_bytes;
     if (role && linear_role(*role) && !quantized[i] && is_matrix_weight(t) && t.scheme == QuantScheme::None) {
@@ -186,8 +209,11 @@ QuantSummary audit_quantization(const std::vector<QuantDeclaration>& decls, cons
                                   " quantizes it (no exclusion matches)"});
     }
   }
-  for (const char* order : {"attention", "experts", "mlp", "embeddings", "other"})
-    if (auto it = roles.find(order); it != roles.end() && it->second.params) s.by_role.push_back(it->second);
+  for (size_t b = 0; b < roles.size(); ++b) {
+    if (!roles[b].params) continue;
+    roles[b].role = kBuckets[b];
+    s.by_role.push_back(roles[b]);
+  }
   if (s.quantized_modules) s.high_precision_linears.assign(high_precision.begin(), high_precision.end());
 
   check_modules(decls, storage, s);
