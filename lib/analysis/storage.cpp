@@ -255,7 +255,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     l.stored_bytes = t.bytes();
     l.params = t.shape.empty() ? 0 : t.elements;
     if (t.shape.empty()) ++view.scalar_tensors;
-    if (distinctive[i]) view.orphan_quant_tensors.push_back(t.name);
+    if (distinctive[i]) view.orphan_quant_tensors.emplace_back(t.name);
   }
   view.logical = logical_in_stored_order(decoded.logical, placed, plain, module_logical);
   view.quant_modules = modules_in_stored_order(decoded.module, placed);

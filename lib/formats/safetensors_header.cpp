@@ -29,6 +29,21 @@ Result<uint64_t> read_safetensors_header_length(std::span<const unsigned char> p
   return *n;
 }
 
+void SafetensorsHeader::own_names() {
+  size_t total = 0;
+  for (const auto& t : tensors) total += t.name.size();
+  auto storage = std::make_shared<std::string>();
+  storage->reserve(total);
+  for (const auto& t : tensors) storage->append(t.name);
+  size_t at = 0;
+  for (auto& t : tensors) {
+    size_t n = t.name.size();
+    t.name = std::string_view(storage->data() + at, n);
+    at += n;
+  }
+  names = std::move(storage);
+}
+
 namespace {
 
 using simdjson::dom::element;
@@ -62,7 +77,7 @@ Result<TensorInfo> make_tensor(std::string_view key, std::string_view dtype_text
                                      " elements of " + std::string(dtype_name(t.dtype)) + " need " +
                                      std::to_string(*bits / 8));
   t.shape.assign(dims.begin(), dims.end());
-  t.name = std::string(key);
+  t.name = key;  // a view into the text being parsed until own_names()
   return t;
 }
 
@@ -218,6 +233,7 @@ Status read_dom_entries(std::string_view text, const std::string& f, Safetensors
     if (!t) return t.error();
     h.tensors.push_back(std::move(t.value()));
   }
+  h.own_names();  // the keys are views into `dom`
   return Ok{};
 }
 
@@ -241,13 +257,15 @@ Result<SafetensorsHeader> parse_header(std::span<const unsigned char> bytes, std
     h.metadata.clear();
     auto status = read_dom_entries(text, f, h);
     if (!status) return status.error();
+  } else {
+    h.own_names();  // the keys are views into `bytes`, which the caller may free
   }
   auto by_offset = [](const TensorInfo& a, const TensorInfo& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; };
   if (!std::is_sorted(h.tensors.begin(), h.tensors.end(), by_offset)) std::sort(h.tensors.begin(), h.tensors.end(), by_offset);
   uint64_t expected_begin = 0;
   for (const auto& t : h.tensors) {
     if (t.begin != expected_begin)
-      return malformed(f, t.name + ".data_offsets",
+      return malformed(f, std::string(t.name) + ".data_offsets",
                        t.begin < expected_begin ? "overlaps the previous tensor's data"
                                                 : "leaves a gap after the previous tensor's data");
     expected_begin = t.end;

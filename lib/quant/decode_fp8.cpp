@@ -54,12 +54,12 @@ std::optional<Decoded> decode_fp8(const TensorIndex& idx, const Candidate& c, ui
   QuantScheme scheme = g == Granularity::Channel ? QuantScheme::Fp8Channel
                        : g == Granularity::Tensor ? QuantScheme::Fp8Tensor
                                                   : QuantScheme::Fp8Block;
-  Builder b(idx, fused ? base : c.prefix, scheme, anchor, w.name);
+  Builder b(idx, fused ? base : c.prefix, scheme, anchor, std::string(w.name));
   b.module().bits = dtype_bits(w.dtype);
   std::string format = fp8_name(w.dtype);
   if (!s) {
     b.require(std::nullopt, "weight_scale", "scale");
-    b.problem("FP8 weight " + w.name + " has no scale tensor (weight_scale_inv or weight_scale)");
+    b.problem("FP8 weight " + std::string(w.name) + " has no scale tensor (weight_scale_inv or weight_scale)");
     format += " per-tensor";
   } else {
     const TensorInfo& st = idx.at(*s);
@@ -92,7 +92,7 @@ std::optional<Decoded> decode_fp8(const TensorIndex& idx, const Candidate& c, ui
 // ModelOpt NVFP4: weight U8 [out, in/2] + weight_scale F8_E4M3 [out, in/16] + weight_scale_2 [] (+ input_scale).
 std::optional<Decoded> decode_modelopt_nvfp4(const TensorIndex& idx, const Candidate& c, uint32_t anchor) {
   const TensorInfo& w = idx.at(anchor);
-  Builder b(idx, c.prefix, QuantScheme::ModeloptNvfp4, anchor, w.name);
+  Builder b(idx, c.prefix, QuantScheme::ModeloptNvfp4, anchor, std::string(w.name));
   b.module().bits = 4;
   Shape shape = w.shape;
   if (!shape.empty()) shape.back() *= 2;
@@ -118,7 +118,7 @@ std::optional<Decoded> decode_modelopt_nvfp4(const TensorIndex& idx, const Candi
 // ModelOpt INT4-AWQ: weight U8 [out/2, in] (two int4 along out) + weight_scale [out, in/g] + pre_quant_scale [in].
 std::optional<Decoded> decode_modelopt_int4(const TensorIndex& idx, const Candidate& c, uint32_t anchor) {
   const TensorInfo& w = idx.at(anchor);
-  Builder b(idx, c.prefix, QuantScheme::ModeloptInt4Awq, anchor, w.name);
+  Builder b(idx, c.prefix, QuantScheme::ModeloptInt4Awq, anchor, std::string(w.name));
   b.module().bits = 4;
   Shape shape = w.shape;
   if (shape.size() == 2) shape[0] *= 2;
@@ -145,7 +145,7 @@ std::optional<Decoded> decode_modelopt_int4(const TensorIndex& idx, const Candid
 // int8 weight + weight_scale: compressed-tensors int-quantized (W8A8) or ModelOpt W8A16/W8A8_SQ.
 std::optional<Decoded> decode_int8_scaled(const TensorIndex& idx, const Candidate& c, uint32_t anchor) {
   const TensorInfo& w = idx.at(anchor);
-  Builder b(idx, c.prefix, QuantScheme::Unsupported, anchor, w.name);
+  Builder b(idx, c.prefix, QuantScheme::Unsupported, anchor, std::string(w.name));
   b.module().bits = 8;
   const TensorInfo* s = b.require(c.get(Term::WeightScale), "weight_scale", "scale");
   b.add(c.get(Term::InputScale), "input scale");

@@ -54,7 +54,7 @@ std::optional<Decoded> decode_eetq(const TensorIndex& idx, const Candidate& c) {
   if (!wi) return std::nullopt;
   const TensorInfo& w = idx.at(*wi);
   if (w.dtype != Dtype::I8 || w.shape.size() != 2) return std::nullopt;
-  Builder b(idx, c.prefix, QuantScheme::Eetq, *wi, w.name);
+  Builder b(idx, c.prefix, QuantScheme::Eetq, *wi, std::string(w.name));
   b.module().bits = 8;
   const TensorInfo* s = b.require(c.get(Term::EetqScales), "weight_scales", "scale");
   if (s && (s->shape.size() != 1 || s->shape[0] != w.shape[1]))

@@ -356,14 +356,14 @@ std::vector<std::string> find_index_mismatches(const Snapshot& snap) {
     for (const auto& t : snap.shards[s].header.tensors) {
       uint32_t id = by_name->find(t.name, name_of);
       if (id == FlatIndex::kEmpty) {
-        out.push_back(t.name + ": in " + snap.shards[s].path + " but not in the index");
+        out.push_back(std::string(t.name) + ": in " + snap.shards[s].path + " but not in the index");
         continue;
       }
       if (matched[id]) continue;  // a second copy in another shard: reconcile reports those
       matched[id] = true;
       uint32_t listed_shard = index.weight_map[id].second;
       if (index_shard[listed_shard] != s)
-        out.push_back(t.name + ": index says " + index.shards[listed_shard] + ", header of " + snap.shards[s].path + " holds it");
+        out.push_back(std::string(t.name) + ": index says " + index.shards[listed_shard] + ", header of " + snap.shards[s].path + " holds it");
     }
   for (uint32_t id = 0; id < index.weight_map.size(); ++id)
     if (!matched[id]) out.push_back(index.weight_map[id].first + ": listed in the index but in no shard header");

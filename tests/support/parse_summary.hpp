@@ -29,7 +29,7 @@ inline std::string summary(const Result<SafetensorsHeader>& r) {
   std::string s = "length " + std::to_string(r->header_length) + " data " + std::to_string(r->data_bytes) + "\n";
   for (const auto& [k, v] : r->metadata) s += "meta " + k + "=" + v + "\n";
   for (const auto& t : r->tensors) {
-    s += t.name + " " + std::to_string(static_cast<int>(t.dtype)) + " [";
+    s += std::string(t.name) + " " + std::to_string(static_cast<int>(t.dtype)) + " [";
     for (uint64_t d : t.shape) s += std::to_string(d) + ",";
     s += "] " + std::to_string(t.begin) + "-" + std::to_string(t.end) + " " + std::to_string(t.elements) + "\n";
   }

@@ -43,6 +43,7 @@ std::vector<hfi::ShardHeader> shard(const std::vector<T>& tensors) {
     s.header.tensors.push_back(std::move(i));
   }
   s.header.data_bytes = at;
+  s.header.own_names();  // the names above are views into `tensors`
   return {s};
 }
 
