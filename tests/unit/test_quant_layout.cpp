@@ -502,9 +502,20 @@ TEST_CASE("quant layout: modules are listed in the stored order of their weights
 }
 
 TEST_CASE("quant layout: logical weights come out in stored order around plain tensors and failed candidates") {
+  using Placed = std::vector<std::pair<std::string, size_t>>;  // module, its weight's place in logical
   auto names = [](const hfi::StorageView& v) {
     std::vector<std::string> out;
     for (const auto& l : v.logical) out.push_back(l.name);
+    return out;
+  };
+  auto modules = [](const hfi::StorageView& v) {
+    Placed out;
+    for (const auto& m : v.quant_modules) out.emplace_back(m.module, m.logical);
+    return out;
+  };
+  auto owners = [](const hfi::StorageView& v) {
+    std::vector<std::string> out;
+    for (const auto& b : v.bookkeeping) out.emplace_back(hfi::owner_name(v, b));
     return out;
   };
   // Candidates in stored order: a, o (a scale without its weight: not a module), b.
@@ -517,14 +528,8 @@ TEST_CASE("quant layout: logical weights come out in stored order around plain t
                                       {"b.weight_scale_inv", Dtype::F32, {1, 1}},
                                       {"z.bias", Dtype::BF16, {4}}}));
   CHECK(names(v) == std::vector<std::string>{"emb.weight", "a.weight", "n.weight", "o.weight_scale_inv", "b.weight", "z.bias"});
-  REQUIRE(v.quant_modules.size() == 2);
-  CHECK(v.quant_modules[0].module == "a");
-  CHECK(v.quant_modules[0].logical == 1);
-  CHECK(v.quant_modules[1].module == "b");
-  CHECK(v.quant_modules[1].logical == 4);
-  REQUIRE(v.bookkeeping.size() == 2);
-  CHECK(hfi::owner_name(v, v.bookkeeping[0]) == "a.weight");
-  CHECK(hfi::owner_name(v, v.bookkeeping[1]) == "b.weight");
+  CHECK(modules(v) == Placed{{"a", 1}, {"b", 4}});
+  CHECK(owners(v) == std::vector<std::string>{"a.weight", "b.weight"});
   CHECK(v.orphan_quant_tensors == std::vector<std::string>{"o.weight_scale_inv"});
   CHECK(v.logical[2].shape == std::vector<uint64_t>{8});
   CHECK(v.logical[4].format == "FP8 block 128x128");
@@ -537,14 +542,8 @@ TEST_CASE("quant layout: logical weights come out in stored order around plain t
                                       {"y.weight", Dtype::BF16, {4}},
                                       {"a.weight", Dtype::F8_E4M3, {128, 128}}}));
   CHECK(names(w) == std::vector<std::string>{"x.weight", "b.weight", "y.weight", "a.weight"});
-  REQUIRE(w.quant_modules.size() == 2);
-  CHECK(w.quant_modules[0].module == "b");
-  CHECK(w.quant_modules[0].logical == 1);
-  CHECK(w.quant_modules[1].module == "a");
-  CHECK(w.quant_modules[1].logical == 3);
-  REQUIRE(w.bookkeeping.size() == 2);
-  CHECK(hfi::owner_name(w, w.bookkeeping[0]) == "a.weight");
-  CHECK(hfi::owner_name(w, w.bookkeeping[1]) == "b.weight");
+  CHECK(modules(w) == Placed{{"b", 1}, {"a", 3}});
+  CHECK(owners(w) == std::vector<std::string>{"a.weight", "b.weight"});
 }
 
 TEST_CASE("quant layout: KV-cache scales are bookkeeping of their attention module") {
