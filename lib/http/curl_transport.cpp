@@ -11,6 +11,7 @@
 #include <random>
 
 #include "http/http.hpp"
+#include "core/checked.hpp"
 #include "core/text.hpp"
 #include "http/curl_library.hpp"
 #include "http/retry.hpp"
@@ -110,8 +111,7 @@ void choose_mode(Job& job) {
 void apply_length_prefix(Job& job) {
   std::string& body = job.response.body;
   job.prefix_read = true;
-  uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(body[static_cast<size_t>(i)]);
+  uint64_t n = read_u64_le({reinterpret_cast<const unsigned char*>(body.data()), body.size()}).value_or(UINT64_MAX);
   if (n < job.keep - 8) {
     job.keep = 8 + n;
     job.response.ended_at_length_prefix = true;
