@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "core/checked.hpp"
+
 namespace hfi::arch {
 
 namespace {
@@ -71,6 +73,12 @@ double ConfigReader::number(std::initializer_list<std::string_view> aliases, dou
   if (!section_) return cfg_.number(aliases).value_or(fallback);
   const Json* f = field(aliases);
   return f && f->is_number() ? f->as_double().value_or(fallback) : fallback;
+}
+
+void reserve_layers(ArchModel& m, uint64_t layers, uint64_t per_layer) {
+  constexpr uint64_t kMost = 1u << 18;  // a config that asks for more is read as it comes
+  auto n = checked_mul(layers, per_layer);
+  if (n && *n < kMost) m.tensors.reserve(m.tensors.size() + static_cast<size_t>(*n) + 16);
 }
 
 void add(ArchModel& m, std::string name, Shape shape, Role role, int layer) {

@@ -61,6 +61,10 @@ struct MlaDims {
 };
 
 void add(ArchModel& m, std::string name, Shape shape, Role role, int layer = -1);
+// Sizes m.tensors once for `layers` layers of about `per_layer` tensors each (a few more for the
+// embeddings and head). An MoE spec expects tens of thousands (DeepSeek-V3: 47k), and growing one
+// by doubling touched 5 MB of copies that were outgrown at once.
+void reserve_layers(ArchModel& m, uint64_t layers, uint64_t per_layer);
 void add_embeddings(ArchModel& m, uint64_t vocab, uint64_t hidden, bool tied);
 // The LM head `name`.weight [vocab, hidden] (optional when tied: a tied head reuses the embedding,
 // though some writers still store a copy), then `name`.bias [vocab] when bias; records vocab_size,

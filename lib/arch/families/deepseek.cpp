@@ -23,6 +23,7 @@ Result<ArchModel> deepseek(const ModelConfig& cfg, const char* family, bool v3) 
   bool correction_bias = topk_method == "noaux_tc";
   uint64_t mtp_layers = v3 ? r.get({"num_nextn_predict_layers"}, 0) : 0;
   uint64_t vocab = r.need({"vocab_size"});
+  reserve_layers(m, layers + mtp_layers, 3 * (experts + shared) + 16);  // attention, norms, router besides the experts
   add_embeddings(m, vocab, d.hidden, r.flag({"tie_word_embeddings"}, false));
 
   uint64_t moe_layers = 0;

@@ -32,6 +32,7 @@ ArchModel qwen_moe_decoder(const ModelConfig& cfg, const char* family, bool qwen
   uint64_t shared_inter = qwen3 ? 0 : r.get({"shared_expert_intermediate_size"}, 0);
   uint64_t step = r.get({"decoder_sparse_step"}, 1);
   uint64_t dense_inter = r.get({"intermediate_size"}, 0);
+  reserve_layers(m, layers, fused_experts ? 16 : 3 * experts + 16);
   add_embeddings(m, r.need({"vocab_size"}), d.hidden, r.flag({"tie_word_embeddings"}, false));
   uint64_t sparse_layers = 0;
   for (uint64_t i = 0; i < layers; ++i) {
@@ -82,6 +83,7 @@ Result<ArchModel> mixtral_spec(const ModelConfig& cfg) {
   uint64_t experts = r.need({"num_local_experts"});
   uint64_t top_k = r.need({"num_experts_per_tok"});
   uint64_t inter = r.need({"intermediate_size"});
+  reserve_layers(m, layers, 3 * experts + 16);
   add_embeddings(m, r.need({"vocab_size"}), d.hidden, r.flag({"tie_word_embeddings"}, false));
   for (uint64_t i = 0; i < layers; ++i) {
     int l = static_cast<int>(i);
