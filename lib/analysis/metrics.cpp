@@ -4,6 +4,8 @@
 #include <array>
 #include <map>
 
+#include "core/running_sums.hpp"
+
 namespace hfi {
 namespace {
 
@@ -61,19 +63,13 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
   };
   std::array<Sum, kRoles> spec_role{}, inferred_role{};
   Sum mtp_sum, unexplained_sum;
-  std::vector<std::pair<std::string_view, uint64_t>> format_sums;
-  size_t last_format = 0;
+  RunningSums format_sums;
   ExactShareSum active;
   uint64_t input_embedding_active = 0, head_active = 0, unexplained_active = 0;
   for (size_t i = 0; i < storage.logical.size(); ++i) {
     const LogicalTensor& t = storage.logical[i];
     p.total += t.params;
-    if (last_format >= format_sums.size() || format_sums[last_format].first != t.format) {
-      last_format = 0;
-      while (last_format < format_sums.size() && format_sums[last_format].first != t.format) ++last_format;
-      if (last_format == format_sums.size()) format_sums.emplace_back(t.format, 0);
-    }
-    format_sums[last_format].second += t.params;
+    format_sums[t.format] += t.params;
     const ExpectedTensor* x = rec.expected_of[i] >= 0 ? &spec->tensors[static_cast<size_t>(rec.expected_of[i])] : nullptr;
     Role role = x ? x->role : guess_role(t.name);
     bool mtp = x && x->mtp;
@@ -95,7 +91,7 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
     if (!x) unexplained_active += t.params;
   }
   std::map<std::string, uint64_t> by_dtype, by_role;
-  for (const auto& [format, n] : format_sums) by_dtype[std::string(format)] += n;
+  for (auto& [format, n] : format_sums.sorted()) by_dtype[format] += n;
   for (size_t r = 0; r < kRoles; ++r) {
     if (spec_role[r].seen) by_role[role_name(static_cast<Role>(r))] += spec_role[r].params;
     if (inferred_role[r].seen) by_role[role_name(static_cast<Role>(r)) + std::string(" (inferred)")] += inferred_role[r].params;

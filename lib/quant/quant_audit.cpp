@@ -5,6 +5,8 @@
 #include <iterator>
 #include <map>
 
+#include "core/running_sums.hpp"
+
 namespace hfi {
 namespace {
 
@@ -38,28 +40,6 @@ bool is_matrix_weight(const LogicalTensor& t) {
 std::string module_of(const std::string& weight) {
   return weight.ends_with(".weight") ? weight.substr(0, weight.size() - 7) : weight;
 }
-
-// Sums by a short text key (a scheme or kind name, static strings): 46k modules and as many
-// scales come mostly in runs of one key, so the last key is tried first and the sorted map is
-// built once at the end.
-class RunningSums {
- public:
-  uint64_t& operator[](std::string_view key) {
-    if (last_ < sums_.size() && sums_[last_].first == key) return sums_[last_].second;
-    for (last_ = 0; last_ < sums_.size(); ++last_)
-      if (sums_[last_].first == key) return sums_[last_].second;
-    sums_.emplace_back(key, 0);
-    return sums_.back().second;
-  }
-  std::vector<std::pair<std::string, uint64_t>> sorted() const {
-    std::map<std::string_view, uint64_t> by_key(sums_.begin(), sums_.end());
-    return {by_key.begin(), by_key.end()};
-  }
-
- private:
-  std::vector<std::pair<std::string_view, uint64_t>> sums_;
-  size_t last_ = 0;
-};
 
 bool decodable(QuantScheme s) {
   return s != QuantScheme::None && s != QuantScheme::Unsupported && s != QuantScheme::Torchao;
