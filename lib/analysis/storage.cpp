@@ -69,12 +69,20 @@ DecodedColumns decode_all(const quant::TensorIndex& idx, const std::vector<quant
   return out;
 }
 
-// The claimed modules, in the order their anchors are stored. `placed` lists them (by candidate)
-// in that order; it is almost always increasing, and then the column is compacted where it lies.
+// Moves the placed slots (`placed`: candidates whose anchor has been placed, in stored order) to
+// the front of `column`, in that order, where they lie. False, with nothing moved, when `placed` is
+// not increasing; it almost always is.
+template <typename T>
+bool compact_in_place(std::vector<T>& column, const std::vector<size_t>& placed) {
+  if (!std::is_sorted(placed.begin(), placed.end())) return false;
+  for (size_t k = 0; k < placed.size(); ++k)
+    if (placed[k] != k) column[k] = std::move(column[placed[k]]);  // placed[k] >= k: nothing is overwritten before it moves
+  return true;
+}
+
+// The claimed modules, in the order their anchors are stored.
 std::vector<QuantModule> modules_in_stored_order(std::vector<QuantModule>& column, const std::vector<size_t>& placed) {
-  if (std::is_sorted(placed.begin(), placed.end())) {
-    for (size_t k = 0; k < placed.size(); ++k)
-      if (placed[k] != k) column[k] = std::move(column[placed[k]]);  // placed[k] >= k: nothing is overwritten before it moves
+  if (compact_in_place(column, placed)) {
     column.resize(placed.size());
     return std::move(column);
   }
@@ -93,14 +101,12 @@ std::vector<LogicalTensor> logical_in_stored_order(std::vector<LogicalTensor>& c
                                                    std::vector<std::pair<size_t, LogicalTensor>>& plain,
                                                    const std::vector<size_t>& module_logical) {
   const size_t total = placed.size() + plain.size();
-  if (!std::is_sorted(placed.begin(), placed.end())) {
+  if (!compact_in_place(column, placed)) {
     std::vector<LogicalTensor> out(total);
     for (size_t ci : placed) out[module_logical[ci]] = std::move(column[ci]);
     for (auto& [pos, t] : plain) out[pos] = std::move(t);
     return out;
   }
-  for (size_t k = 0; k < placed.size(); ++k)
-    if (placed[k] != k) column[k] = std::move(column[placed[k]]);
   column.resize(total);
   size_t m = placed.size(), p = plain.size();
   for (size_t pos = total; pos-- > 0;) {
