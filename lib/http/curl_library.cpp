@@ -48,8 +48,7 @@ Loaded load() {
          resolve(handle, "curl_multi_setopt", a.multi_setopt, l.why) &&
          resolve(handle, "curl_multi_add_handle", a.multi_add_handle, l.why) &&
          resolve(handle, "curl_multi_remove_handle", a.multi_remove_handle, l.why) &&
-         resolve(handle, "curl_multi_perform", a.multi_perform, l.why) &&
-         resolve(handle, "curl_multi_poll", a.multi_poll, l.why) &&
+         resolve(handle, "curl_multi_socket_action", a.multi_socket_action, l.why) &&
          resolve(handle, "curl_multi_info_read", a.multi_info_read, l.why) &&
          resolve(handle, "curl_multi_cleanup", a.multi_cleanup, l.why) &&
          resolve(handle, "curl_slist_append", a.slist_append, l.why) &&

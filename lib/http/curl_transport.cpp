@@ -2,7 +2,8 @@
 // per Transport keeps connections (and HTTP/2 sessions over TLS) alive across batches; a batch is
 // driven to completion by a small event loop that also owns redirects and retries, because both
 // need decisions libcurl cannot make for us: which hop may carry the token, and how long a 429
-// asks us to wait.
+// asks us to wait. The loop hears of ready sockets from SocketEvents and hands libcurl only those
+// (curl_multi_socket_action), so a wake-up costs what its ready transfers cost, not all of them.
 
 #include <algorithm>
 #include <atomic>
@@ -15,6 +16,7 @@
 #include "core/text.hpp"
 #include "http/curl_library.hpp"
 #include "http/retry.hpp"
+#include "http/socket_events.hpp"
 #include "http/url.hpp"
 
 namespace hfi::http {
@@ -249,8 +251,7 @@ class CurlTransport final : public Transport {
         ready.pop_front();
         ++active;
       }
-      int running = 0;
-      curl().multi_perform(multi_, &running);
+      drive_due_timer();
       int queued = 0;
       while (CURLMsg* msg = curl().multi_info_read(multi_, &queued)) {
         if (msg->msg != CURLMSG_DONE) continue;
@@ -278,7 +279,13 @@ class CurlTransport final : public Transport {
         wait_ms = std::clamp<long>(std::chrono::duration_cast<std::chrono::milliseconds>(jobs[*next].due - Clock::now()).count(), 0, 1000);
       }
       if (!ready.empty()) wait_ms = 0;
-      curl().multi_poll(multi_, nullptr, 0, static_cast<int>(wait_ms), nullptr);
+      if (timer_armed_)
+        wait_ms = std::min<long>(wait_ms, std::max<long>(0, std::chrono::ceil<std::chrono::milliseconds>(timer_due_ - Clock::now()).count()));
+      int running = 0;
+      events_.wait(static_cast<int>(wait_ms), [&](int socket, bool readable, bool writable) {
+        int mask = (readable ? CURL_CSELECT_IN : 0) | (writable ? CURL_CSELECT_OUT : 0);
+        curl().multi_socket_action(multi_, socket, mask, &running);
+      });
     }
     std::vector<Response> out;
     out.reserve(jobs.size());
@@ -289,15 +296,44 @@ class CurlTransport final : public Transport {
  private:
   enum class Next { Done, Follow, Retry };
 
+  // libcurl's requests of the loop: which sockets to watch, and when to call it back regardless.
+  static int on_socket(CURL*, curl_socket_t socket, int what, void* self, void*) {
+    auto& events = static_cast<CurlTransport*>(self)->events_;
+    if (what == CURL_POLL_REMOVE) events.forget(socket);
+    else events.watch(socket, what & CURL_POLL_IN, what & CURL_POLL_OUT);
+    return 0;
+  }
+  static int on_timer(CURLM*, long timeout_ms, void* self) {
+    auto* t = static_cast<CurlTransport*>(self);
+    t->timer_armed_ = timeout_ms >= 0;
+    if (t->timer_armed_) t->timer_due_ = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    return 0;
+  }
+  // Connects, timeouts and newly added transfers wait on libcurl's timer, not on a socket.
+  void drive_due_timer() {
+    if (!timer_armed_ || timer_due_ > Clock::now()) return;
+    timer_armed_ = false;  // libcurl arms it again from inside the call when it needs to
+    int running = 0;
+    curl().multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
+  }
+
   // Loads libcurl and makes the multi handle at the first batch; false (and unavailable_ says
   // why) when the library cannot be loaded.
   bool start_session() {
     if (multi_) return true;
+    if (!events_.ok()) {
+      unavailable_ = events_.error();
+      return false;
+    }
     const CurlLibrary* lib = curl_library(&unavailable_);
     if (!lib || !(multi_ = lib->multi_init())) {
       if (unavailable_.empty()) unavailable_ = "curl_multi_init failed";
       return false;
     }
+    lib->multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, on_socket);
+    lib->multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+    lib->multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, on_timer);
+    lib->multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
     user_agent_ = options_.user_agent;
     user_agent_ += std::string(user_agent_.empty() ? "" : "; ") + "libcurl/" + lib->version_info(CURLVERSION_NOW)->version;
     lib->multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
@@ -446,6 +482,9 @@ class CurlTransport final : public Transport {
   }
 
   ClientOptions options_;
+  SocketEvents events_;              // the sockets libcurl asked us to watch (on_socket)
+  bool timer_armed_ = false;         // libcurl's timer (on_timer)
+  Clock::time_point timer_due_{};
   CURLM* multi_ = nullptr;          // made by start_session()
   std::string unavailable_;          // why libcurl could not be loaded
   std::string user_agent_;           // options_.user_agent and libcurl's version
