@@ -1,11 +1,12 @@
 #include "source/hub_source.hpp"
-#include "core/text.hpp"
 
 #include <algorithm>
 #include <system_error>
+#include <unordered_map>
 
 #include "core/checked.hpp"
 #include "core/json.hpp"
+#include "core/text.hpp"
 #include "http/url.hpp"
 #include "source/repo_info.hpp"
 
@@ -186,7 +187,11 @@ void HubSource::start_early_header_reads() {
   // A sibling transport of its own: the thread's reads and this thread's go on side by side.
   try {
     early_transport_ = transport_.sibling();
-    early_thread_ = std::thread([this, batch = std::move(batch)] { early_responses_ = early_transport_->perform(batch, "shard headers"); });
+    early_done_ = false;
+    early_thread_ = std::thread([this, batch = std::move(batch)] {
+      perform_early_batch(batch);
+      mark_early_done();
+    });
   } catch (const std::system_error&) {
     early_paths_.clear();  // no thread to be had: the reads simply happen when asked for
   }
@@ -208,7 +213,8 @@ bool HubSource::start_info_then_header_reads(http::Request info) {
         }
       }
       info_ready_.set_value(std::move(response));
-      if (!batch.empty()) early_responses_ = early_transport_->perform(batch, "shard headers");
+      if (!batch.empty()) perform_early_batch(batch);
+      mark_early_done();
     });
   } catch (const std::system_error&) {
     return false;
@@ -216,15 +222,55 @@ bool HubSource::start_info_then_header_reads(http::Request info) {
   return true;
 }
 
+void HubSource::perform_early_batch(const std::vector<http::Request>& batch) {
+  early_responses_.resize(batch.size());  // before the first answer is announced
+  early_transport_->perform(batch, "shard headers", [this](size_t i, http::Response& r) {
+    early_responses_[i] = std::move(r);
+    std::lock_guard<std::mutex> lock(arrivals_mutex_);
+    arrivals_.push_back(i);
+    arrivals_cv_.notify_one();
+  });
+}
+
+void HubSource::mark_early_done() {
+  std::lock_guard<std::mutex> lock(arrivals_mutex_);
+  early_done_ = true;
+  arrivals_cv_.notify_one();
+}
+
+std::vector<std::string_view> HubSource::take_arrivals(std::vector<size_t> indices) {
+  std::vector<std::string_view> taken;
+  for (size_t i : indices) {
+    if (i >= early_paths_.size() || i >= early_responses_.size()) continue;
+    http::Response& r = early_responses_[i];
+    if ((r.status == 200 || r.status == 206) && r.first_header("x-repo-commit") == info_.commit) {
+      early_.insert_or_assign(early_paths_[i], std::move(r));
+      taken.push_back(early_paths_[i]);
+    }
+  }
+  return taken;
+}
+
 void HubSource::finish_early_header_reads() {
   if (!early_thread_.joinable()) return;
   early_thread_.join();
-  for (size_t i = 0; i < early_paths_.size() && i < early_responses_.size(); ++i) {
-    const http::Response& r = early_responses_[i];
-    if ((r.status == 200 || r.status == 206) && r.first_header("x-repo-commit") == info_.commit)
-      early_.emplace(early_paths_[i], std::move(early_responses_[i]));
+  std::vector<size_t> rest;
+  {
+    std::lock_guard<std::mutex> lock(arrivals_mutex_);
+    rest.swap(arrivals_);
   }
-  early_responses_.clear();
+  take_arrivals(std::move(rest));
+  std::vector<http::Response>().swap(early_responses_);
+}
+
+bool HubSource::serve_early(const RangeRequest& rr, std::optional<Result<std::string>>& slot) {
+  if (rr.offset != 0 || !early_read(rr.path, rr.length)) return false;
+  auto it = early_.find(rr.path);
+  std::string bytes = std::move(it->second.body);
+  if (bytes.size() > rr.length) bytes.resize(static_cast<size_t>(rr.length));
+  early_.erase(it);  // served: the rest of the read-ahead response goes
+  slot = std::move(bytes);
+  return true;
 }
 
 const http::Response* HubSource::early_read(const std::string& path, uint64_t length) const {
@@ -278,7 +324,7 @@ Status HubSource::open(std::optional<RepoInfo> known) {
   // The repository info usually answers first (the files take a redirect more): as soon as it
   // pins the commit and lists the shards, their header reads leave, beside the rest of this round.
   bool info_taken = false;
-  auto take_info = [&](size_t i, const http::Response& r) {
+  auto take_info = [&](size_t i, http::Response& r) {
     if (known || info_on_helper || i != 0 || r.status != 200) return;
     auto info = parse_repo_info(r.body, requests[0].url);
     if (!info || !info->sizes_known) return;  // dealt with below, once the round is over
@@ -415,19 +461,39 @@ void HubSource::save_headers(DeferredWork* later) {
 }
 
 std::vector<Result<std::string>> HubSource::read_ranges(const std::vector<RangeRequest>& requests) {
-  finish_early_header_reads();
+  return read_ranges_as_they_arrive(requests, {});
+}
+
+std::vector<Result<std::string>> HubSource::read_ranges_as_they_arrive(const std::vector<RangeRequest>& requests,
+                                                                       const RangeArrived& arrived) {
   std::vector<std::optional<Result<std::string>>> slots(requests.size());
+  if (arrived && early_thread_.joinable()) {
+    // While the read-ahead is travelling, each answer that serves a request goes to `arrived` at
+    // once: the caller parses one header while the next ones are still on the wire.
+    std::unordered_map<std::string_view, size_t> wanted;
+    for (size_t i = 0; i < requests.size(); ++i)
+      if (requests[i].offset == 0) wanted.emplace(requests[i].path, i);
+    for (bool last = false; !last;) {
+      std::vector<size_t> in;
+      {
+        std::unique_lock<std::mutex> lock(arrivals_mutex_);
+        arrivals_cv_.wait(lock, [this] { return !arrivals_.empty() || early_done_; });
+        in.swap(arrivals_);
+        last = early_done_;  // set after the thread's last announcement: `in` holds the rest
+      }
+      for (std::string_view path : take_arrivals(std::move(in))) {
+        auto w = wanted.find(path);
+        if (w == wanted.end() || slots[w->second]) continue;
+        if (serve_early(requests[w->second], slots[w->second])) arrived(w->second, slots[w->second]->value());
+      }
+    }
+  }
+  finish_early_header_reads();
   std::vector<http::Request> batch;
   std::vector<size_t> owner;
   for (size_t i = 0; i < requests.size(); ++i) {
     const auto& rr = requests[i];
-    if (rr.offset == 0 && early_read(rr.path, rr.length)) {
-      std::string bytes = std::move(early_.find(rr.path)->second.body);
-      if (bytes.size() > rr.length) bytes.resize(static_cast<size_t>(rr.length));
-      early_.erase(rr.path);  // served: the rest of the read-ahead response goes
-      slots[i] = std::move(bytes);
-      continue;
-    }
+    if (slots[i] || serve_early(rr, slots[i])) continue;
     http::Request r;
     r.url = file_url(rr.path);
     r.range_offset = rr.offset;

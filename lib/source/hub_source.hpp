@@ -5,9 +5,11 @@
 // the Hugging Face cache (hub_cache.hpp), keyed by the pinned commit.
 #pragma once
 
+#include <condition_variable>
 #include <future>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <string>
@@ -49,6 +51,10 @@ class HubSource final : public Source {
   Result<std::vector<FileEntry>> list_files() override;
   Result<std::optional<std::string>> read_file(const std::string& path, uint64_t max_bytes) override;
   std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) override;
+  // The header reads sent ahead (start_early_header_reads) are handed to `arrived` one by one as
+  // they come in, while the rest are still on their way.
+  std::vector<Result<std::string>> read_ranges_as_they_arrive(const std::vector<RangeRequest>& requests,
+                                                              const RangeArrived& arrived) override;
   // Kept (up to the end of the header) for the cache's header pack, which save_headers() writes.
   void keep_header(const std::string& path, std::string bytes) override;
 
@@ -72,9 +78,16 @@ class HubSource final : public Source {
   // Sends the header reads of the shards the listing already names, on a thread, so they travel
   // while the caller parses the index that names them officially.
   void start_early_header_reads();
+  // On early_thread_: sends the batch, and announces each answer in arrivals_ as it completes.
+  void perform_early_batch(const std::vector<http::Request>& batch);
+  void mark_early_done();
+  // Takes the announced answers: those for the pinned commit go to early_. Their paths.
+  std::vector<std::string_view> take_arrivals(std::vector<size_t> indices);
   void finish_early_header_reads();
   // A response read ahead of time that covers [0, length) of `path`, if any.
   const http::Response* early_read(const std::string& path, uint64_t length) const;
+  // Fills `slot` from the read-ahead response that covers `request`; false when none does.
+  bool serve_early(const RangeRequest& request, std::optional<Result<std::string>>& slot);
   void cache_failed();
 
   RepoRef ref_;
@@ -91,7 +104,12 @@ class HubSource final : public Source {
   std::unique_ptr<http::Transport> early_transport_;  // used by early_thread_ alone
   std::thread early_thread_;
   std::vector<std::string> early_paths_;
+  // Filled by early_thread_, an element at a time: element i may be read once i is in arrivals_.
   std::vector<http::Response> early_responses_;
+  std::mutex arrivals_mutex_;
+  std::condition_variable arrivals_cv_;
+  std::vector<size_t> arrivals_;  // guarded by arrivals_mutex_: answers in, not yet taken
+  bool early_done_ = false;       // guarded by arrivals_mutex_: early_thread_ has nothing more to send
   // Set by early_thread_ before it hands over the info's response through info_ready_.
   bool info_parsed_early_ = false;
   std::promise<http::Response> info_ready_;

@@ -81,21 +81,22 @@ Result<QuantDeclaration> parse_quant_sidecar(std::string_view text, std::string_
   return parse_quant_declaration(*json, std::string(file));
 }
 
-// One read per shard that covers typical headers; a second only for the longer ones. Then the
-// headers are parsed, on every core: a 163-shard MoE holds about 100k tensor entries. An error is
+// One read per shard that covers typical headers; a second only for the longer ones. A header
+// that a source hands over while the others are still travelling is parsed at once; the rest are
+// parsed afterwards, on every core: a 163-shard MoE holds about 100k tensor entries. An error is
 // reported for the first failing shard in order.
 Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const std::vector<std::string>& paths,
                                                           const std::unordered_map<std::string, uint64_t>& sizes,
                                                           const LoadOptions& options) {
   std::vector<RangeRequest> probes;
   for (const auto& p : paths) probes.push_back({p, 0, std::min(options.header_probe_bytes, sizes.at(p)), true});
-  auto first = source.read_ranges(probes);
+  std::vector<Result<std::string>> first;
   std::vector<std::string> prefixes(paths.size());
   // Every shard's bytes go back to the source once parsed, or when a read fails: a source that
   // caches keeps them, the others free them. Headers can be tens of MB: one copy, never two.
   auto hand_back = [&](size_t i) {
     if (!prefixes[i].empty()) source.keep_header(paths[i], std::move(prefixes[i]));
-    else if (first[i] && !first[i]->empty()) source.keep_header(paths[i], std::move(first[i].value()));
+    else if (i < first.size() && first[i] && !first[i]->empty()) source.keep_header(paths[i], std::move(first[i].value()));
     std::string().swap(prefixes[i]);
   };
   auto fail = [&](Error e) {
@@ -103,6 +104,17 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
     return e;
   };
   std::vector<std::optional<Result<SafetensorsHeader>>> parsed(paths.size());
+  // A whole header that arrives early is parsed now; anything else (a longer header, a bad
+  // length) waits for the pass below, which also reports it.
+  auto parse_arrival = [&](size_t i, std::string& bytes) {
+    auto n = read_safetensors_header_length(as_bytes(bytes), paths[i], sizes.at(paths[i]));
+    if (!n || bytes.size() < 8 + *n) return;
+    prefixes[i] = std::move(bytes);
+    prefixes[i].resize(static_cast<size_t>(8 + *n));  // the probe also brought tensor bytes
+    parsed[i] = parse_safetensors_header(as_bytes(prefixes[i]), paths[i], sizes.at(paths[i]));
+    hand_back(i);
+  };
+  first = source.read_ranges_as_they_arrive(probes, parse_arrival);
   // Parses the listed shards on every core, then hands their bytes back.
   auto parse_all = [&](const std::vector<size_t>& which) {
     std::atomic<size_t> next{0};
@@ -125,6 +137,7 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
   std::vector<size_t> complete;
   std::vector<std::pair<size_t, RangeRequest>> longer;  // headers past the first read
   for (size_t i = 0; i < paths.size(); ++i) {
+    if (parsed[i]) continue;  // parsed on arrival
     if (!first[i]) return fail(first[i].error());
     prefixes[i] = std::move(first[i].value());
     auto n = read_safetensors_header_length(as_bytes(prefixes[i]), paths[i], sizes.at(paths[i]));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,17 @@ class Source {
 
   // Reads several byte ranges; one result per request, in order.
   virtual std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) = 0;
+
+  // read_ranges(), and `arrived` called on this thread for ranges that are in while others are
+  // still on their way, so the caller can work on them meanwhile. It may take the bytes; the
+  // returned vector then holds what it left. A source that has every range at once (files on
+  // disk) calls it for none: the caller handles all of them afterwards, as with read_ranges().
+  using RangeArrived = std::function<void(size_t index, std::string& bytes)>;
+  virtual std::vector<Result<std::string>> read_ranges_as_they_arrive(const std::vector<RangeRequest>& requests,
+                                                                      const RangeArrived& arrived) {
+    (void)arrived;
+    return read_ranges(requests);
+  }
 
   // The bytes read from the start of a shard (its 8-byte length, its header, perhaps some tensor
   // bytes), handed back once parsed. A source that caches what it fetched keeps them, moved rather
