@@ -544,6 +544,24 @@ TEST_CASE("quant layout: logical weights come out in stored order around plain t
   CHECK(names(w) == std::vector<std::string>{"x.weight", "b.weight", "y.weight", "a.weight"});
   CHECK(modules(w) == Placed{{"b", 1}, {"a", 3}});
   CHECK(owners(w) == std::vector<std::string>{"a.weight", "b.weight"});
+
+  // Several scales ahead of their weights, whose order then runs backwards: candidates a, b, c, d
+  // are placed d, c, b, a, with plain tensors and a module in order (e) among them.
+  auto r = hfi::decode_storage(shard({{"a.weight_scale_inv", Dtype::F32, {1, 1}},
+                                      {"b.weight_scale_inv", Dtype::F32, {1, 1}},
+                                      {"c.weight_scale_inv", Dtype::F32, {1, 1}},
+                                      {"d.weight", Dtype::F8_E4M3, {128, 128}},
+                                      {"d.weight_scale_inv", Dtype::F32, {1, 1}},
+                                      {"p.weight", Dtype::BF16, {4}},
+                                      {"c.weight", Dtype::F8_E4M3, {128, 128}},
+                                      {"e.weight", Dtype::F8_E4M3, {128, 128}},
+                                      {"e.weight_scale_inv", Dtype::F32, {1, 1}},
+                                      {"b.weight", Dtype::F8_E4M3, {128, 128}},
+                                      {"q.weight", Dtype::BF16, {4}},
+                                      {"a.weight", Dtype::F8_E4M3, {128, 128}}}));
+  CHECK(names(r) == std::vector<std::string>{"d.weight", "p.weight", "c.weight", "e.weight", "b.weight", "q.weight", "a.weight"});
+  CHECK(modules(r) == Placed{{"d", 0}, {"c", 2}, {"e", 3}, {"b", 4}, {"a", 6}});
+  CHECK(owners(r) == std::vector<std::string>{"a.weight", "b.weight", "c.weight", "d.weight", "e.weight"});
 }
 
 TEST_CASE("quant layout: KV-cache scales are bookkeeping of their attention module") {
