@@ -9,7 +9,11 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <functional>
+#include <mutex>
 #include <random>
+#include <span>
+#include <thread>
 
 #include "http/http.hpp"
 #include "core/checked.hpp"
@@ -216,6 +220,81 @@ class CurlTransport final : public Transport {
   std::unique_ptr<Transport> sibling() const override { return std::make_unique<CurlTransport>(options_, sent_); }
 
   std::vector<Response> perform(const std::vector<Request>& requests, std::string_view what, const OnDone& on_done) override {
+    size_t lanes = lanes_for(requests);
+    if (lanes > 1) return perform_in_lanes(requests, what, on_done, lanes);
+    size_t done = 0;
+    return run_batch(requests, options_.max_in_flight, [&](size_t i, Response& r) {
+      if (on_done) on_done(i, r);
+      if (options_.progress) options_.progress({what, ++done, requests.size()});
+    });
+  }
+
+ private:
+  enum class Next { Done, Follow, Retry };
+
+  // Over plain HTTP every transfer of a burst needs a TCP connection of its own (HTTP/1.1 has no
+  // multiplexing), and opening, feeding and closing hundreds of them is kernel work that one
+  // thread does one after the other: for DeepSeek-V3's 163 header reads, 326 connections. So a
+  // large plain-HTTP batch is split into lanes, each a transport of its own on its own thread,
+  // which lose nothing by not sharing connections. Over TLS the Hub and its CDN speak HTTP/2,
+  // where one connection per origin carries every transfer; those batches stay in one lane.
+  static constexpr size_t kLeastPerLane = 32;
+  static constexpr size_t kMostLanes = 4;
+  static size_t lanes_for(const std::vector<Request>& requests) {
+    if (requests.size() < 2 * kLeastPerLane) return 1;
+    for (const auto& r : requests)
+      if (r.url.rfind("http://", 0) != 0) return 1;
+    size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    return std::min({cores, kMostLanes, requests.size() / kLeastPerLane});
+  }
+
+  // The batch cut into `lanes` consecutive slices; this thread runs the first, helpers the rest.
+  // Completions are reported one at a time (a lock), with the index into the whole batch and the
+  // progress of the whole batch. Together the lanes keep to max_in_flight.
+  std::vector<Response> perform_in_lanes(const std::vector<Request>& requests, std::string_view what, const OnDone& on_done,
+                                         size_t lanes) {
+    const size_t per_lane = (requests.size() + lanes - 1) / lanes;
+    const size_t in_flight = std::max<size_t>(1, options_.max_in_flight / lanes);
+    std::mutex reporting;
+    size_t done = 0;
+    auto reporter = [&](size_t offset) {
+      return [&, offset](size_t i, Response& r) {
+        std::lock_guard<std::mutex> lock(reporting);
+        if (on_done) on_done(offset + i, r);
+        if (options_.progress) options_.progress({what, ++done, requests.size()});
+      };
+    };
+    std::vector<std::span<const Request>> slices;
+    for (size_t from = 0; from < requests.size(); from += per_lane)
+      slices.push_back(std::span<const Request>(requests).subspan(from, std::min(per_lane, requests.size() - from)));
+    std::vector<std::vector<Response>> results(slices.size());
+    std::vector<std::unique_ptr<CurlTransport>> helpers;
+    std::vector<std::thread> threads;
+    size_t here_from = slices.size();  // slices this thread runs itself: the first, and any no thread could take
+    for (size_t k = 1; k < slices.size(); ++k) {
+      try {
+        helpers.push_back(std::make_unique<CurlTransport>(options_, sent_));
+        threads.emplace_back([&, k, helper = helpers.back().get()] {
+          results[k] = helper->run_batch(slices[k], in_flight, reporter(k * per_lane));
+        });
+      } catch (const std::system_error&) {
+        here_from = k;
+        break;
+      }
+    }
+    results[0] = run_batch(slices[0], in_flight, reporter(0));
+    for (size_t k = here_from; k < slices.size(); ++k) results[k] = run_batch(slices[k], in_flight, reporter(k * per_lane));
+    for (auto& t : threads) t.join();
+    std::vector<Response> out;
+    out.reserve(requests.size());
+    for (auto& lane : results)
+      for (auto& r : lane) out.push_back(std::move(r));
+    return out;
+  }
+
+  // Drives `requests` to completion on this transport's multi handle, at most `in_flight` at once;
+  // `finished` is called for each as it completes, with its index into `requests`.
+  std::vector<Response> run_batch(std::span<const Request> requests, size_t in_flight, const std::function<void(size_t, Response&)>& finished) {
     if (!start_session()) {
       // No libcurl: every request fails as a transport error would, and says why.
       std::vector<Response> out(requests.size());
@@ -223,7 +302,7 @@ class CurlTransport final : public Transport {
         out[i].url = requests[i].url;
         out[i].attempts = 1;
         out[i].transport_error = unavailable_;
-        if (on_done) on_done(i, out[i]);
+        finished(i, out[i]);
       }
       return out;
     }
@@ -246,7 +325,7 @@ class CurlTransport final : public Transport {
           ++it;
         }
       }
-      while (active < options_.max_in_flight && !ready.empty()) {
+      while (active < in_flight && !ready.empty()) {
         start(jobs[ready.front()]);
         ready.pop_front();
         ++active;
@@ -264,8 +343,7 @@ class CurlTransport final : public Transport {
         switch (finish(*job, code)) {
           case Next::Done:
             ++done;
-            if (on_done) on_done(index, job->response);
-            if (options_.progress) options_.progress({what, done, jobs.size()});
+            finished(index, job->response);
             break;
           case Next::Follow: ready.push_back(index); break;
           case Next::Retry: waiting.push_back(index); break;
@@ -292,9 +370,6 @@ class CurlTransport final : public Transport {
     for (auto& job : jobs) out.push_back(std::move(job.response));
     return out;
   }
-
- private:
-  enum class Next { Done, Follow, Retry };
 
   // libcurl's requests of the loop: which sockets to watch, and when to call it back regardless.
   static int on_socket(CURL*, curl_socket_t socket, int what, void* self, void*) {

@@ -86,9 +86,10 @@ struct ClientOptions {
 class Transport {
  public:
   virtual ~Transport() = default;
-  // Called on the performing thread as each request of a batch completes (index into the batch),
-  // so a caller can act on an early answer while the rest of the batch is still travelling. It
-  // may take the response (move from it): perform() then returns what it left in that place.
+  // Called as each request of a batch completes (index into the batch), so a caller can act on an
+  // early answer while the rest of the batch is still travelling: one call at a time, on the
+  // performing thread or, for a batch spread over several threads, on one of those. It may take
+  // the response (move from it): perform() then returns what it left in that place.
   using OnDone = std::function<void(size_t index, Response& response)>;
   // `what` labels the batch for progress reports ("metadata", "shard headers").
   virtual std::vector<Response> perform(const std::vector<Request>& requests, std::string_view what, const OnDone& on_done) = 0;
