@@ -104,13 +104,20 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
     return e;
   };
   std::vector<std::optional<Result<SafetensorsHeader>>> parsed(paths.size());
+  // Where the header that shard i's `bytes` open ends (8 + N). Bytes that reach that far are cut
+  // there: the probe also brought tensor bytes.
+  auto header_end = [&](size_t i, std::string& bytes) -> Result<uint64_t> {
+    auto n = read_safetensors_header_length(as_bytes(bytes), paths[i], sizes.at(paths[i]));
+    if (!n) return n.error();
+    if (bytes.size() >= 8 + *n) bytes.resize(static_cast<size_t>(8 + *n));
+    return 8 + *n;
+  };
   // A whole header that arrives early is parsed now; anything else (a longer header, a bad
   // length) waits for the pass below, which also reports it.
   auto parse_arrival = [&](size_t i, std::string& bytes) {
-    auto n = read_safetensors_header_length(as_bytes(bytes), paths[i], sizes.at(paths[i]));
-    if (!n || bytes.size() < 8 + *n) return;
+    auto end = header_end(i, bytes);
+    if (!end || bytes.size() < *end) return;
     prefixes[i] = std::move(bytes);
-    prefixes[i].resize(static_cast<size_t>(8 + *n));  // the probe also brought tensor bytes
     parsed[i] = parse_safetensors_header(as_bytes(prefixes[i]), paths[i], sizes.at(paths[i]));
     hand_back(i);
   };
@@ -140,14 +147,10 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
     if (parsed[i]) continue;  // parsed on arrival
     if (!first[i]) return fail(first[i].error());
     prefixes[i] = std::move(first[i].value());
-    auto n = read_safetensors_header_length(as_bytes(prefixes[i]), paths[i], sizes.at(paths[i]));
-    if (!n) return fail(n.error());
-    if (prefixes[i].size() < 8 + *n) {
-      longer.push_back({i, {paths[i], prefixes[i].size(), 8 + *n - prefixes[i].size()}});
-    } else {
-      prefixes[i].resize(static_cast<size_t>(8 + *n));  // the probe also brought tensor bytes
-      complete.push_back(i);
-    }
+    auto end = header_end(i, prefixes[i]);
+    if (!end) return fail(end.error());
+    if (prefixes[i].size() < *end) longer.push_back({i, {paths[i], prefixes[i].size(), *end - prefixes[i].size()}});
+    else complete.push_back(i);
   }
   parse_all(complete);
   // Long headers (up to 100 MB each) are fetched in batches of at most ~512 MB, each parsed and
