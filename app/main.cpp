@@ -3,21 +3,11 @@
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
-#include <sys/auxv.h>
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define HFI_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define HFI_SANITIZED 1
-#endif
 #endif
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <optional>
 #include <string>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -44,56 +34,26 @@ void keep_freed_memory() {
 #ifdef __GLIBC__
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // blocks below 32 MB come from the heap, and return to it
   mallopt(M_TRIM_THRESHOLD, 1 << 30);   // never shrink the heap below 1 GB of free top
-  // Grow the heap 64 MB at a time. That is also the size of a thread's heap (HEAP_MAX_SIZE), so a
-  // thread's heap is writable, and marked for huge pages (below), in full from the start: glibc
-  // 2.36 marks only the part a heap starts with, and grows it in 4 KB pages. With 32 MB, the
-  // thread that decodes DeepSeek-V3's storage took 3,600-6,000 small page faults; now about 40,
-  // and the cold run is 10 ms faster (258 against 269 ms, median of 20).
+  // Grow the heap 64 MB at a time (also the size of a thread's heap, which is then writable in
+  // full from the start) rather than by what each request lacks: a cold DeepSeek-V3 run spends
+  // 176 ms of CPU instead of 191 (median of 12). Untouched pages cost nothing.
   mallopt(M_TOP_PAD, 64 << 20);
 #endif
 }
 
-// Even kept, each fresh 4 KB page costs a fault on first touch: about 27,000 in a DeepSeek-V3 run.
-// glibc can put its heaps, the threads' arenas included, on transparent huge pages (a fault per
-// 2 MB), but only through the GLIBC_TUNABLES variable, which it reads before main. So when the
-// kernel offers THP the process starts itself once more with glibc.malloc.hugetlb=1. The second
-// start costs about 7 ms (loading libcurl's dependencies again); a warm DeepSeek-V3 run goes from
-// 167 to 139 ms (median of 25, faults 27,000 to 8,000), a cold one by about as much. Not done
-// when the user set glibc.malloc.hugetlb, under a sanitizer (its own allocator), or setuid.
-void restart_with_huge_page_heaps(char** argv) {
-#if defined(__GLIBC__) && !defined(HFI_SANITIZED)
-  if (getauxval(AT_SECURE)) return;  // glibc would drop the variable, and we would start again forever
-  const char* current = std::getenv("GLIBC_TUNABLES");
-  std::optional<std::string> before = current ? std::optional<std::string>(current) : std::nullopt;
-  if (before && before->find("glibc.malloc.hugetlb") != std::string::npos) return;
-  char mode[64] = {};
-  std::FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-  if (!f) return;
-  size_t n = std::fread(mode, 1, sizeof mode - 1, f);
-  std::fclose(f);
-  if (n == 0 || std::strstr(mode, "[never]")) return;
-  std::string tunables = before ? *before + ":glibc.malloc.hugetlb=1" : "glibc.malloc.hugetlb=1";
-  // By its real path, not /proc/self/exe: the process would be named "exe" in ps and top.
-  char self[4096];
-  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (len <= 0 || setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
-  self[len] = '\0';
-  execv(self, argv);
-  // The binary is gone or not executable: carry on as we are, with the environment as it was.
-  if (before) {
-    setenv("GLIBC_TUNABLES", before->c_str(), 1);
-  } else {
-    unsetenv("GLIBC_TUNABLES");
-  }
-#else
-  (void)argv;
-#endif
-}
+// The heaps stay on 4 KB pages. glibc can put them on 2 MB transparent huge pages
+// (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), and hfinspect once restarted itself to ask for that:
+// fewer faults, and faster in a loop of runs. But a VM that hands free memory back to its host
+// (virtio-balloon free page reporting) gives a new process 2 MB pages the host must supply again,
+// at about 2.4 ms per MB against 0.45 for 4 KB pages (bench/fresh_memory.cpp), unless another
+// process freed them a moment before. Measured on this 2-core VM with a 2 s pause before each run,
+// as a user runs it: a cold DeepSeek-V3 inspection took 313 ms with huge pages and 267 ms without,
+// a warm one 160 and 96 ms (medians of 10-12). Back to back, huge pages win (250 against 270 ms),
+// which is how the restart had been measured. Where huge pages pay, the variable still works.
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  restart_with_huge_page_heaps(argv);
   keep_freed_memory();
   CLI::App app{"hfinspect: what a Hugging Face model is made of, from its metadata alone"};
   app.set_version_flag("--version", std::string("hfinspect ") + HFINSPECT_VERSION);

@@ -1,8 +1,7 @@
 // libcurl, opened when the first request is made instead of when the program starts. Linked the
 // usual way, libcurl brings about thirty libraries (TLS, Kerberos, LDAP, SSH, IDN...) that the
 // loader maps and relocates before main() runs: about 5 ms, paid even by runs that never touch the
-// network (a local directory, a pinned commit already cached), and paid twice by the start that
-// re-executes itself for huge-page heaps (app/main.cpp).
+// network (a local directory, a pinned commit already cached).
 #pragma once
 
 #include <curl/curl.h>
