@@ -8,6 +8,7 @@
 #   SKIP_BUILD=1 bash bench/remote_inspect.sh        # reuse build-bench as it is
 #   RUNS=9 PEER_RUNS=1 bash bench/remote_inspect.sh  # runs per row (the table shows medians)
 #   HFINSPECT=build/app/hfinspect bash bench/remote_inspect.sh   # measure another hfinspect binary
+#   PAUSE_MS=0 bash bench/remote_inspect.sh          # runs back to back (default: 1000 ms apart)
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -90,6 +91,11 @@ commit="$(curl -fsS "$endpoint/api/models/$repo" | json_get sha)"
 # spread widely (242-339 ms in one row of 5), so 11: a fraction of a second each.
 runs="${RUNS:-11}"
 peer_runs="${PEER_RUNS:-3}"  # the peer takes seconds a run
+# A pause before each timed run, as between a user's invocations. Back to back, a run gets the
+# memory the one before it has just freed, already backed by the host; after a second or more on
+# this VM it gets memory the host must supply again (bench/fresh_memory.cpp), as a real run does.
+pause_ms="${PAUSE_MS:-1000}"
+pause() { [ "$pause_ms" -gt 0 ] && sleep "$(awk -v m="$pause_ms" 'BEGIN { printf "%.3f", m / 1000 }')"; return 0; }
 rows=()    # "tool|requests|hub|cdn|median_ms|min_ms|max_ms|runs|peak_kb|note"
 # run NAME N [--fresh-cache] COMMAND... : N runs, each with the request log reset (and, with
 # --fresh-cache, an empty $cache). Records the median, fastest and slowest wall time, the largest
@@ -106,6 +112,7 @@ run() {
   for ((i = 1; i <= n; i++)); do
     if [ -n "$fresh" ]; then rm -rf "$cache"; mkdir -p "$cache"; fi
     reset_log
+    pause
     now_ms t0
     /usr/bin/time -f %M -o "$work/rss" "$@" >"$work/out" 2>"$work/err"
     rc=$?
@@ -137,11 +144,26 @@ if [ -z "$hfi_broken" ]; then
     rm -rf "$work/warmup-cache"
   done
 fi
+# What a fresh page costs right now (bench/fresh_memory.cpp), before the timed rows and after them:
+# on this VM it swings from one minute to the next, and every row pays it.
+fresh_memory=""
+if "${CXX:-c++}" -O2 -std=c++20 -o "$work/fresh_memory" "$root/bench/fresh_memory.cpp" 2>"$work/fresh_memory.err"; then
+  fresh_before="$("$work/fresh_memory" 64 5)"
+  fresh_memory=1
+fi
 echo "== hfinspect cold ($repo), $runs runs" >&2
 isolated=(env -u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HUB_OFFLINE HF_HOME="$work/hf-home" HF_ENDPOINT="$endpoint"
           HF_HUB_CACHE="$cache")
 run "hfinspect-cold" "$runs" --fresh-cache "${isolated[@]}" "$hfi_bin" "$repo" --json
 conn_h1="$(count_connections)"
+# The same runs back to back, for comparison with figures taken that way (and to show what the
+# pause costs on this machine).
+if [ "$pause_ms" -gt 0 ]; then
+  echo "== hfinspect cold, back to back, $runs runs" >&2
+  saved_pause="$pause_ms"; pause_ms=0
+  run "hfinspect-cold-b2b" "$runs" --fresh-cache "${isolated[@]}" "$hfi_bin" "$repo" --json
+  pause_ms="$saved_pause"
+fi
 echo "== hfinspect warm ($repo@$commit), $runs runs" >&2
 run "hfinspect-warm" "$runs" "${isolated[@]}" "$hfi_bin" "$repo@$commit" --json
 # HTTP/2 over TLS, the protocol of the real Hub: one connection carries many reads, TLS costs CPU.
@@ -165,9 +187,10 @@ curl -fsS "$endpoint/api/models/$repo" |
   while read -r shard; do printf 'url = "%s/%s/resolve/%s/%s"\noutput = "/dev/null"\n' "$endpoint" "$repo" "$commit" "$shard"; done >"$work/floor.curl"
 run "curl-floor" "$runs" bash -c 'curl -fsS "$1/api/models/$2/revision/main?blobs=true" >/dev/null &&
   curl -fsS -L -r 0-100007 --parallel --parallel-immediate --parallel-max 512 -K "$3"' _ "$endpoint" "$repo" "$work/floor.curl"
+[ -n "$fresh_memory" ] && fresh_after="$("$work/fresh_memory" 64 5)"
 
 echo
-echo "repo $repo at $commit, ${latency_ms} ms added to every response (hub and CDN)"
+echo "repo $repo at $commit, ${latency_ms} ms added to every response (hub and CDN), ${pause_ms} ms pause before each run"
 printf '%-18s %9s %6s %6s %9s %7s %13s %9s  %s\n' tool requests hub cdn wall_ms rounds "min-max (n)" peak_MB status
 cold_rounds="" peer_rounds=""
 for row in "${rows[@]}"; do
@@ -188,6 +211,15 @@ echo "(wall_ms is the median of the runs; rounds = wall_ms / ${latency_ms} ms; p
 [ -n "$peer_inner" ] && echo "(huggingface.js inside node, without process start-up: ${peer_inner} ms)"
 echo "(connections, last cold run: HTTP/1.1 ${conn_h1:-?}; over TLS ${conn_h2:-?})"
 echo "(huggingface.js runs in the clear: its fetch (undici) offers only HTTP/1.1, and the hub's TLS listener only h2)"
+if [ -n "$fresh_memory" ]; then
+  echo "fresh memory before the rows:"
+  echo "$fresh_before" | sed 's/^/  /'
+  echo "fresh memory after the rows:"
+  echo "$fresh_after" | sed 's/^/  /'
+  echo "(hfinspect's heaps are on 4 KB pages: a cold run touches about 91 MB, some 40 ms of faults at 0.45 ms per MB)"
+else
+  echo "(fresh-memory probe not built: $(head -n1 "$work/fresh_memory.err"))"
+fi
 
 # Latency actually paid: each tool's median at 50 ms is its row above; the same number of cold runs
 # against the zero-latency hub gives its median at 0 ms. (Three fresh runs at each latency, as
@@ -198,6 +230,7 @@ median_wall() {  # median_wall N ENDPOINT COMMAND... : prints the median wall ti
   for ((i = 1; i <= n; i++)); do
     local c="$work/cache0-$i"
     rm -rf "$c"
+    pause
     local t0 t1; now_ms t0
     env -u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN -u HF_HUB_OFFLINE HF_HOME="$work/hf-home" HF_ENDPOINT="$ep" HF_HUB_CACHE="$c" \
       "$@" >/dev/null 2>&1 || { echo -; return; }
