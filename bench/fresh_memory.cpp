@@ -2,13 +2,13 @@
 // remote bench prints beside its table. Each page a process touches for the first time costs a
 // fault in which the kernel clears it. On a VM whose host takes freed memory back, that cost swings
 // widely from minute to minute (here the same 96 MB took 8 ms in one run and 210 ms in another),
-// and a cold hfinspect run on DeepSeek-V3 touches about 95 MB, 35 MB of it after the last header:
-// a slow spell shows up in every row, and this says whether one was on.
+// and a cold hfinspect run on DeepSeek-V3 touches about 91 MB, a third of it after the last
+// header: a slow spell shows up in every row, and this says whether one was on.
 //
 //   fresh_memory [MB] [RUNS]     (defaults: 64 MB, 5 runs)
 //
-// Prints ms per MB for 2 MB pages (as hfinspect's heaps ask for with glibc.malloc.hugetlb=1) and
-// for 4 KB pages.
+// Prints ms per MB for 2 MB pages (what glibc.malloc.hugetlb=1 gives a heap; hfinspect stopped
+// asking for it, see app/main.cpp) and for 4 KB pages, on which hfinspect's heaps now are.
 #include <sys/mman.h>
 
 #include <algorithm>
