@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <memory>
+#include <system_error>
 
 #include "http/http.hpp"
 #include "http/url.hpp"
@@ -30,7 +32,7 @@ std::function<void(const http::Progress&)> progress_line() {
   };
 }
 
-Result<Snapshot> load_remote(const RepoRef& ref, const FetchFlags& flags, spdlog::logger& log, DeferredWork& writes) {
+Result<Snapshot> load_remote(const RepoRef& ref, const FetchFlags& flags, spdlog::logger& log, LoadOptions load) {
   auto settings = hub_settings_from_environment();
   settings.offline = settings.offline || flags.offline;
   if (!flags.token.empty()) {
@@ -56,8 +58,6 @@ Result<Snapshot> load_remote(const RepoRef& ref, const FetchFlags& flags, spdlog
   }
   log.info("{} {} at {} (cache {})", settings.offline ? "reading from the cache" : "fetching", ref.repo_id, ref.revision,
            settings.cache_dir.string());
-  LoadOptions load;
-  load.deferred_writes = &writes;
   auto snapshot = load_repo(ref, settings, transport.get(), load);
   if (transport) log.info("{} HTTP request(s)", transport->requests_sent());
   return snapshot;
@@ -86,11 +86,22 @@ Result<Report> inspect_target(const std::string& target, const FetchFlags& flags
   std::error_code ec;
   Result<Snapshot> snapshot = Error{};
   DeferredWork cache_writes;  // the shard-header pack is written while the report is built
+  // The architecture spec needs only config.json: it is built on a thread of its own while the
+  // shard headers travel, rather than after the last one.
+  std::future<PreparedSpec> spec_ahead;
+  LoadOptions load;
+  load.deferred_writes = &cache_writes;
+  load.on_config = [&spec_ahead](const ModelConfig& config) {
+    try {
+      spec_ahead = std::async(std::launch::async, prepare_spec, config);
+    } catch (const std::system_error&) {  // no thread to be had: build_report builds it
+    }
+  };
   if (fs::is_directory(target, ec)) {
     if (!flags.revision.empty()) return Error{ErrorKind::Usage, "--revision", "", "applies to repository ids, not directories", {}};
     LocalSource source(target);
     options.repo_id = fs::path(target).lexically_normal().string();
-    snapshot = load_snapshot(source);
+    snapshot = load_snapshot(source, load);
   } else if (fs::exists(target, ec)) {
     return Error{ErrorKind::Usage, target, "", "is a file; give the directory that holds the model's files", {}};
   } else {
@@ -99,11 +110,13 @@ Result<Report> inspect_target(const std::string& target, const FetchFlags& flags
     if (!flags.revision.empty()) ref->revision = flags.revision;
     options.repo_id = ref->repo_id;
     options.revision = ref->revision;
-    snapshot = load_remote(*ref, flags, log, cache_writes);
+    snapshot = load_remote(*ref, flags, log, load);
   }
   if (!snapshot) return snapshot.error();
   log.info("read {} shard header(s)", snapshot->shards.size());
-  auto report = build_report(*snapshot, options);
+  std::optional<PreparedSpec> prepared;
+  if (spec_ahead.valid()) prepared = spec_ahead.get();
+  auto report = build_report(*snapshot, options, std::move(prepared));
   for (auto& note : cache_writes.wait()) {
     if (!report) break;
     auto& notes = report->notes;

@@ -44,7 +44,20 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 
 }  // namespace
 
-Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) {
+PreparedSpec prepare_spec(ModelConfig config) {
+  PreparedSpec p{std::move(config), std::nullopt, std::nullopt};
+  // A multimodal family with its own spec (gemma3, llama4) is found by its root model_type; one
+  // without (a VLM around a known text model) by its language model's model_type.
+  const SpecEntry* entry = find_spec(p.config.model_type());
+  if (!entry) entry = find_spec(p.config.text_model_type());
+  if (!entry) return p;
+  auto spec = entry->build(p.config);
+  if (spec) p.spec = std::move(spec.value());
+  else p.error = spec.error();
+  return p;
+}
+
+Result<Report> build_report(const Snapshot& snap, const ReportOptions& options, std::optional<PreparedSpec> prepared) {
   Report r;
   r.repo_id = options.repo_id;
   r.revision = options.revision;
@@ -55,17 +68,29 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
   r.tokenizer = snap.tokenizer;
   r.notes = snap.notes;
   r.other_weight_files = snap.other_weight_files;
-  // The two passes over every tensor name run side by side; a 163-shard MoE holds ~100k of them.
-  std::future<StorageView> storage;
+  // The decode runs on this thread, the index check (and the spec, unless the caller built it
+  // already) on another, side by side: a 163-shard MoE holds ~100k tensor names. This thread's
+  // heap holds what reading the index and the headers freed, so the decode's columns (about
+  // 20 MB for DeepSeek-V3) reuse pages a new thread's heap would have to fault in afresh.
+  auto side_work = [&snap, build_spec = snap.config && !prepared] {
+    std::pair<std::vector<std::string>, std::optional<PreparedSpec>> out;
+    out.first = find_index_mismatches(snap);
+    if (build_spec) out.second = prepare_spec(*snap.config);
+    return out;
+  };
+  std::future<decltype(side_work())> side;
   try {
-    storage = std::async(std::launch::async, [&snap] { return decode_storage(snap.shards); });
+    side = std::async(std::launch::async, side_work);
   } catch (const std::system_error&) {
-    storage = std::async(std::launch::deferred, [&snap] { return decode_storage(snap.shards); });  // no thread: run on get()
+    side = std::async(std::launch::deferred, side_work);  // no thread: run on get()
   }
-  r.index_mismatches = find_index_mismatches(snap);
+  r.storage = decode_storage(snap.shards);
+  auto side_done = side.get();
+  r.index_mismatches = std::move(side_done.first);
+  if (side_done.second) prepared = std::move(side_done.second);
   if (snap.index) r.index_total_size = snap.index->total_size;
 
-  const ModelConfig* cfg = snap.config ? &*snap.config : nullptr;
+  const ModelConfig* cfg = snap.config ? &prepared->config : nullptr;
   if (cfg) {
     r.config = *cfg;
     r.model_type = cfg->model_type();
@@ -77,14 +102,9 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
       if (q && q->is_object())
         if (const Json* m = q->find("quant_method"); m && m->is_string()) r.quant_method = m->as_string();
     }
-    // A multimodal family with its own spec (gemma3, llama4) is found by its root model_type; one
-    // without (a VLM around a known text model) by its language model's model_type.
-    const SpecEntry* entry = find_spec(r.model_type);
-    if (!entry) entry = find_spec(r.text_model_type);
-    if (entry) {
-      auto spec = entry->build(*cfg);
-      if (!spec) return spec.error();
-      r.spec = std::move(spec.value());
+    if (prepared->error) return *prepared->error;
+    if (prepared->spec) {
+      r.spec = std::move(prepared->spec);
       r.family = r.spec->family;
       r.notes.insert(r.notes.end(), r.spec->notes.begin(), r.spec->notes.end());  // e.g. the vision tower
     } else {
@@ -99,7 +119,6 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
 
   r.shard_count = snap.shards.size();
   for (const auto& s : snap.shards) r.tensor_count += s.header.tensors.size();
-  r.storage = storage.get();
   r.params_source = snap.shards.empty() ? "none" : "safetensors";
   if (snap.shards.empty() && !snap.index) {
     r.notes.push_back(r.other_weight_files.empty()

@@ -197,6 +197,7 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
   auto config = read_optional<ModelConfig>(source, "config.json", kMaxConfigBytes, ModelConfig::parse);
   if (!config) return config.error();
   snap.config = std::move(config.value());
+  if (snap.config && options.on_config) options.on_config(*snap.config);
   auto generation = read_optional<GenerationConfig>(source, "generation_config.json", kMaxConfigBytes,
                                                     parse_generation_config);
   if (!generation) return generation.error();

@@ -2,6 +2,7 @@
 // index and one parsed header per safetensors shard.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,9 @@ struct LoadOptions {
   // Where cache writes that nothing waits for may go (the shard-header pack of a Hub read);
   // null: written before loading returns. The caller waits for it before relying on the cache.
   DeferredWork* deferred_writes = nullptr;
+  // Called once config.json is parsed, before the shard headers are read: what needs only the
+  // config can be built while they travel.
+  std::function<void(const ModelConfig&)> on_config;
 };
 
 Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options = {});
