@@ -6,7 +6,7 @@
 namespace hfi {
 namespace {
 
-bool has(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
+bool has(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
 bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -19,7 +19,7 @@ struct StackPosition {
   std::string rest;
 };
 
-std::optional<StackPosition> stack_position(const std::string& name) {
+std::optional<StackPosition> stack_position(std::string_view name) {
   static const std::vector<std::string_view> kStacks = {"layers", "h", "blocks", "layer", "block"};
   size_t start = 0;
   while (true) {
@@ -30,7 +30,7 @@ std::optional<StackPosition> stack_position(const std::string& name) {
     if (next != std::string::npos && std::find(kStacks.begin(), kStacks.end(), part) != kStacks.end()) {
       std::string_view index(name.data() + dot + 1, next - dot - 1);
       if (all_digits(index) && index.size() < 10)
-        return StackPosition{name.substr(0, dot), std::stoull(std::string(index)), name.substr(next + 1)};
+        return StackPosition{std::string(name.substr(0, dot)), std::stoull(std::string(index)), std::string(name.substr(next + 1))};
     }
     start = dot + 1;
   }
@@ -45,13 +45,13 @@ std::optional<uint64_t> expert_index(const std::string& rest) {
   return std::stoull(std::string(index));
 }
 
-bool is_embedding(const std::string& n) {
+bool is_embedding(std::string_view n) {
   for (std::string_view end : {"embed_tokens.weight", "wte.weight", "word_embeddings.weight", "tok_embeddings.weight", "embed_in.weight"})
     if (n.ends_with(end)) return true;
   return false;
 }
 
-bool is_head(const std::string& n) {
+bool is_head(std::string_view n) {
   return n == "lm_head.weight" || n.ends_with(".lm_head.weight") || n == "embed_out.weight" || n == "output.weight";
 }
 
@@ -92,14 +92,14 @@ InferredStructure infer_structure(const StorageView& storage) {
       }
     } else if (!pos && is_embedding(t.name)) {
       if (s.embedding.empty() || t.name.size() < s.embedding.size()) {
-        s.embedding = t.name;
+        s.embedding = std::string(t.name);
         if (t.shape.size() == 2) {
           s.vocab_size = t.shape[0];
           s.hidden_size = t.shape[1];
         }
       }
     } else if (!pos && is_head(t.name)) {
-      s.lm_head = t.name;
+      s.lm_head = std::string(t.name);
     } else if (!pos && (has(t.name, "norm") || has(t.name, "ln_f"))) {
       // final norm
     } else {

@@ -17,10 +17,10 @@ bool off_token_path(Role r) {
 }
 
 // Without a spec, the only roles we dare guess are the embedding and the head.
-Role guess_role(const std::string& name) {
-  if (name.find(".layers.") == std::string::npos && name.find("embed_tokens") != std::string::npos)
-    return name.find("per_layer") != std::string::npos ? Role::PerLayerEmbedding : Role::Embedding;
-  if (name.find("lm_head") != std::string::npos) return Role::LmHead;
+Role guess_role(std::string_view name) {
+  if (name.find(".layers.") == std::string_view::npos && name.find("embed_tokens") != std::string_view::npos)
+    return name.find("per_layer") != std::string_view::npos ? Role::PerLayerEmbedding : Role::Embedding;
+  if (name.find("lm_head") != std::string_view::npos) return Role::LmHead;
   return Role::Other;
 }
 

@@ -27,14 +27,14 @@ std::vector<std::string_view> split_dots(std::string_view name) {
 }
 
 // Leading components up to three, stopping before an index or the leaf (weight/bias).
-std::string structure_of(const std::string& name) {
+std::string structure_of(std::string_view name) {
   auto parts = split_dots(name);
   std::string out;
   for (size_t i = 0; i < parts.size() && i < 3; ++i) {
     if (all_digits(parts[i]) || i + 1 == parts.size()) break;
     out += (out.empty() ? "" : ".") + std::string(parts[i]);
   }
-  return out.empty() ? name : out;
+  return out.empty() ? std::string(name) : out;
 }
 
 // Where the checkpoint keeps the language model: the shortest name ending in the spec's anchor
@@ -95,7 +95,7 @@ std::vector<PatternGroup> sorted_groups(std::map<std::string, PatternGroup>& gro
 
 }  // namespace
 
-std::string name_pattern(const std::string& name) {
+std::string name_pattern(std::string_view name) {
   static const char* kVars[] = {"{i}", "{j}", "{k}", "{l}"};
   std::string out;
   size_t var = 0;

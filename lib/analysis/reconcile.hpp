@@ -68,6 +68,6 @@ struct IndexReconciliation {
 IndexReconciliation reconcile_index(const ArchModel& expected, const SafetensorsIndex& index, uint32_t bytes_per_param);
 
 // model.layers.12.mlp.experts.3.w1.weight -> model.layers.{i}.mlp.experts.{j}.w1.weight
-std::string name_pattern(const std::string& name);
+std::string name_pattern(std::string_view name);
 
 }  // namespace hfi

@@ -7,6 +7,8 @@
 #include <optional>
 #include <system_error>
 #include <thread>
+#include <functional>
+#include <memory>
 #include <unordered_map>
 
 #include "quant/decode.hpp"
@@ -30,6 +32,9 @@ struct DecodedColumns {
   std::vector<LogicalTensor> logical;
   std::vector<QuantModule> module;
   std::vector<quant::SmallList<quant::Companion, 4>> companions;
+  // The logical names no stored tensor has (GPTQ's "P.weight"), back to back; the logical column
+  // views them.
+  std::shared_ptr<const std::string> made_names;
 };
 
 // Decodes every candidate; each is independent of the others, so a large checkpoint (DeepSeek-V3:
@@ -54,7 +59,10 @@ DecodedColumns decode_all(const quant::TensorIndex& idx, const std::vector<quant
   out.companions.resize(candidates.size());
   if (modules_maker.joinable()) modules_maker.join();
   else make_modules();
-  auto run = [&](size_t from, size_t to) {
+  size_t threads = candidates.size() >= 4096 ? std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 4) : 1;
+  using MadeNames = std::vector<std::pair<size_t, std::string>>;  // candidate, name; in candidate order
+  std::vector<MadeNames> made(threads + 1);                       // one list per range, one spare
+  auto run = [&](size_t from, size_t to, MadeNames& names) {
     for (size_t ci = from; ci < to; ++ci) {
       auto d = quant::decode_candidate(idx, candidates[ci]);
       if (!d) continue;
@@ -63,20 +71,39 @@ DecodedColumns decode_all(const quant::TensorIndex& idx, const std::vector<quant
       out.logical[ci] = std::move(d->logical);
       out.module[ci] = std::move(d->module);
       out.companions[ci] = std::move(d->companions);
+      if (!d->made_name.empty()) names.emplace_back(ci, std::move(d->made_name));
     }
   };
-  size_t threads = candidates.size() >= 4096 ? std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 4) : 1;
   std::vector<std::thread> pool;
   size_t per = (candidates.size() + threads - 1) / threads;
   try {
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(run, std::min(candidates.size(), t * per), std::min(candidates.size(), (t + 1) * per));
+    for (size_t t = 1; t < threads; ++t)
+      pool.emplace_back(run, std::min(candidates.size(), t * per), std::min(candidates.size(), (t + 1) * per), std::ref(made[t]));
   } catch (const std::system_error&) {  // no thread to be had: this one does the rest
     for (auto& th : pool) th.join();
     pool.clear();
-    run(per, candidates.size());
+    for (size_t t = 1; t < threads; ++t) made[t].clear();
+    run(per, candidates.size(), made[threads]);
   }
-  run(0, std::min(candidates.size(), per));
+  run(0, std::min(candidates.size(), per), made[0]);
   for (auto& th : pool) th.join();
+
+  size_t bytes = 0;
+  for (const auto& list : made)
+    for (const auto& entry : list) bytes += entry.second.size();
+  if (bytes > 0) {
+    auto block = std::make_shared<std::string>();
+    block->reserve(bytes);
+    for (const auto& list : made)
+      for (const auto& entry : list) block->append(entry.second);
+    size_t at = 0;  // the block is complete: its views stay put
+    for (const auto& list : made)
+      for (const auto& [ci, name] : list) {
+        out.logical[ci].name = std::string_view(block->data() + at, name.size());
+        at += name.size();
+      }
+    out.made_names = std::move(block);
+  }
   return out;
 }
 
@@ -141,6 +168,8 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   }
   quant::TensorIndex idx(shards);
   const size_t n = idx.size();
+  for (const auto& s : shards)
+    if (s.header.names) view.names.push_back(s.header.names);  // what the names below view
 
   // 1. Classify every name by its suffix; quantization vocabulary gathers under its module prefix.
   std::vector<uint8_t> distinctive(n, 0);  // an unclaimed distinctive term is an orphan
@@ -164,12 +193,15 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
       attention_level.emplace_back(i, cl->prefix);
       continue;
     }
-    uint32_t k = last != quant::FlatIndex::kEmpty && candidates[last].prefix == cl->prefix ? last
-                                                                                          : candidate_of.find(cl->prefix, prefix_of);
-    if (k == quant::FlatIndex::kEmpty) {
-      k = static_cast<uint32_t>(candidates.size());
-      candidates.emplace_back().prefix = cl->prefix;
-      candidate_of.insert(cl->prefix, k, prefix_of, false);
+    uint32_t k = last;
+    if (k == quant::FlatIndex::kEmpty || candidates[k].prefix != cl->prefix) {
+      // Found, or stored as the next candidate, in one probe.
+      auto next = static_cast<uint32_t>(candidates.size());
+      k = candidate_of.insert(cl->prefix, next, prefix_of, false);
+      if (k == quant::FlatIndex::kEmpty) {
+        k = next;
+        candidates.emplace_back().prefix = cl->prefix;
+      }
     }
     candidates[k].add(cl->term, i);
     last = k;
@@ -183,6 +215,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
   size_t modules = 0;
   bool any_awq = false;
   DecodedColumns decoded = decode_all(idx, candidates, unclassified);
+  if (decoded.made_names) view.names.push_back(decoded.made_names);
   for (size_t ci = 0; ci < candidates.size(); ++ci) {
     if (!decoded.ok[ci]) continue;
     const auto& companions = decoded.companions[ci];
@@ -250,7 +283,7 @@ StorageView decode_storage(const std::vector<ShardHeader>& shards) {
     if (claim[i] != kUnclaimed) {
       BookkeepingTensor b;
       b.name = t.name;
-      if (claim[i] == kStandalone) b.module = std::string(standalone_owner.at(i));
+      if (claim[i] == kStandalone) b.module = standalone_owner.at(i);
       else if (module_logical[static_cast<size_t>(claim[i])] != kNotPlaced) b.owner = module_logical[static_cast<size_t>(claim[i])];  // weight first, as usual
       else owned_by.emplace_back(view.bookkeeping.size(), static_cast<size_t>(claim[i]));
       b.kind = kind[i];
@@ -287,7 +320,7 @@ size_t absorb_gptq_bias_buffers(StorageView& view, const std::vector<int64_t>& e
   for (size_t k = 0; k < view.quant_modules.size(); ++k) {
     const QuantModule& m = view.quant_modules[k];
     if (m.scheme != QuantScheme::Gptq || m.logical >= view.logical.size()) continue;
-    uint32_t found = logical_of.find(m.module + ".bias", name_of);
+    uint32_t found = logical_of.find(std::string(m.module) + ".bias", name_of);
     if (found == FlatIndex::kEmpty || found >= expected_of.size() || expected_of[found] >= 0) continue;
     const LogicalTensor& b = view.logical[found];
     const LogicalTensor& w = view.logical[m.logical];

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,8 +21,10 @@ namespace hfi {
 
 struct LogicalTensor {
   // Logical name: "<module>.weight" for packed formats (GPTQ "P.qweight" -> "P.weight"); the
-  // fused name for MXFP4 ("X_blocks" -> "X") and fused FP8 experts.
-  std::string name;
+  // fused name for MXFP4 ("X_blocks" -> "X") and fused FP8 experts. A view into
+  // StorageView::names (the headers' name blocks, or a block of the names decoding made): a heap
+  // string apiece cost DeepSeek-V3 92k allocations here and 46k more for its bookkeeping.
+  std::string_view name;
   // Logical shape: [out, in] or [E, out, in] (EETQ's transposed [in, out] turned back). For
   // bitsandbytes 4-bit, HQQ and quanto 4/2-bit the header does not hold [out, in] (it is tensor
   // data): [n] flattened, or [out, n / out] when the module stores a bias [out].
@@ -38,13 +41,13 @@ struct LogicalTensor {
 };
 
 struct BookkeepingTensor {
-  std::string name;
+  std::string_view name;  // a stored tensor's name, in StorageView::names
   // The logical weight it belongs to, as a position in StorageView::logical (a name apiece cost
   // DeepSeek-V3 46k string copies); kNoOwner for scales of a whole module with no quantized
   // weight (KV-cache scales, AWQ act.scales), whose module prefix is then `module`.
   static constexpr size_t kNoOwner = SIZE_MAX;
   size_t owner = kNoOwner;
-  std::string module;
+  std::string_view module;  // a leading part of a stored tensor's name, in StorageView::names
   // Static text: "block scale", "mx exponent", "scale", "zero point", "g_idx", "global scale",
   // "input scale", "kv scale", "absmax", "quant map", "quant state", "nested absmax",
   // "nested quant map", "SCB", "weight format", "weight shape", "pre-quant scale", "output scale",
@@ -56,6 +59,10 @@ struct BookkeepingTensor {
 };
 
 struct StorageView {
+  // What every name below views: the shards' name blocks, and one block of the names decoding
+  // made (GPTQ's "P.weight"). Shared, so that a copy of the view (or of a Report) stays valid
+  // after the snapshot it was decoded from is gone.
+  std::vector<std::shared_ptr<const std::string>> names;
   std::vector<LogicalTensor> logical;
   std::vector<BookkeepingTensor> bookkeeping;
   uint64_t stored_elements = 0;  // every element of every stored tensor, as naive counters report

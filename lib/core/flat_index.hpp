@@ -41,7 +41,8 @@ class FlatIndex {
   }
 
   // Stores `id` under `key` (replacing an earlier id with the same key when `replace`); returns the
-  // earlier id or kEmpty.
+  // earlier id or kEmpty. One hash and one probe: a lookup that may add costs no second pass.
+  // `key_of` is asked only for ids already stored, so `id` may name something not made yet.
   template <typename KeyOf>
   uint32_t insert(std::string_view key, uint32_t id, const KeyOf& key_of, bool replace) {
     if ((count_ + 1) * 3 > slots_.size() * 2) grow(key_of);

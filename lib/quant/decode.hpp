@@ -147,15 +147,25 @@ struct Companion {
 // What a decoder returns for one quantized linear.
 struct Decoded {
   uint32_t anchor = 0;     // the stored tensor that becomes the logical weight
-  LogicalTensor logical;
+  LogicalTensor logical;   // its name is empty when `made_name` holds it
   QuantModule module;      // `logical` index filled in when placed
   SmallList<Companion, 4> companions;
+  std::string made_name;   // a logical name no stored tensor has (GPTQ's "P.weight"); decode_storage keeps it
+};
+
+// The name of a logical weight that no stored tensor has: GPTQ's "P.weight" beside "P.qweight".
+struct MadeName {
+  std::string text;
 };
 
 // Helpers shared by decoders.
 class Builder {
  public:
-  Builder(const TensorIndex& idx, std::string_view prefix, QuantScheme scheme, uint32_t anchor, std::string logical_name);
+  // `stored_name` views a stored tensor's name, or a leading part of one: it lives as long as the
+  // headers. A name built here goes as a MadeName (a std::string would be a view of a temporary).
+  Builder(const TensorIndex& idx, std::string_view prefix, QuantScheme scheme, uint32_t anchor, std::string_view stored_name);
+  Builder(const TensorIndex& idx, std::string_view prefix, QuantScheme scheme, uint32_t anchor, MadeName name);
+  Builder(const TensorIndex& idx, std::string_view prefix, QuantScheme scheme, uint32_t anchor, std::string&& name) = delete;
   const TensorInfo& anchor() const { return idx_.at(d_.anchor); }
   // Adds a companion by index or by suffix; returns it if stored.
   const TensorInfo* add(std::optional<uint32_t> tensor, const char* kind);
@@ -166,8 +176,8 @@ class Builder {
   void problem(std::string text) { d_.module.problems.push_back(std::move(text)); }
   QuantModule& module() { return d_.module; }
   LogicalTensor& logical() { return d_.logical; }
-  // Fills shape/params/format/bytes and returns the result.
-  std::optional<Decoded> finish(Shape shape, std::string format);
+  // Fills shape/params/format/bytes and returns the result; `format` is interned here.
+  std::optional<Decoded> finish(Shape shape, std::string_view format);
   const TensorIndex& index() const { return idx_; }
   std::string_view prefix() const { return prefix_; }
 

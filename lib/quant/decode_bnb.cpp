@@ -14,7 +14,7 @@ std::optional<Decoded> decode_bnb4(const TensorIndex& idx, const Candidate& c) {
   auto wi = idx.find(c.prefix, ".weight");
   if (!wi) return std::nullopt;
   const TensorInfo& w = idx.at(*wi);
-  Builder b(idx, c.prefix, QuantScheme::Bnb4, *wi, std::string(w.name));
+  Builder b(idx, c.prefix, QuantScheme::Bnb4, *wi, w.name);
   b.module().bits = 4;
   uint64_t n = 2 * w.bytes();
   const TensorInfo* absmax = b.require(c.get(Term::BnbAbsmax), "weight.absmax", "absmax");
@@ -43,7 +43,7 @@ std::optional<Decoded> decode_bnb8(const TensorIndex& idx, const Candidate& c) {
   auto wi = idx.find(c.prefix, ".weight");
   if (!wi) return std::nullopt;
   const TensorInfo& w = idx.at(*wi);
-  Builder b(idx, c.prefix, QuantScheme::Bnb8, *wi, std::string(w.name));
+  Builder b(idx, c.prefix, QuantScheme::Bnb8, *wi, w.name);
   b.module().bits = 8;
   const TensorInfo* scb = b.require(c.get(Term::Scb), "SCB", "SCB");
   b.require(c.get(Term::WeightFormat), "weight_format", "weight format");

@@ -17,7 +17,7 @@ namespace {
 std::optional<Decoded> decode_packed(const TensorIndex& idx, const Candidate& c, uint32_t wp) {
   const TensorInfo& p = idx.at(wp);
   uint32_t pack = dtype_bits(p.dtype);
-  Builder b(idx, c.prefix, QuantScheme::CtPacked, wp, std::string(c.prefix) + ".weight");
+  Builder b(idx, c.prefix, QuantScheme::CtPacked, wp, MadeName{std::string(c.prefix) + ".weight"});
   const TensorInfo* s = b.require(c.get(Term::WeightScale), "weight_scale", "scale");
   const TensorInfo* z = b.add(c.get(Term::WeightZeroPoint), "zero point");
   const TensorInfo* g = b.add(c.get(Term::WeightGIdx), "g_idx");
@@ -57,7 +57,7 @@ std::optional<Decoded> decode_packed(const TensorIndex& idx, const Candidate& c,
 // Shared by NVFP4 and MXFP4: U8 [..., out, in/2], scales along in.
 std::optional<Decoded> decode_fp4(const TensorIndex& idx, const Candidate& c, uint32_t wp, bool nvfp4) {
   const TensorInfo& p = idx.at(wp);
-  Builder b(idx, c.prefix, nvfp4 ? QuantScheme::CtNvfp4 : QuantScheme::Mxfp4, wp, std::string(c.prefix) + ".weight");
+  Builder b(idx, c.prefix, nvfp4 ? QuantScheme::CtNvfp4 : QuantScheme::Mxfp4, wp, MadeName{std::string(c.prefix) + ".weight"});
   b.module().bits = 4;
   Shape shape = p.shape;
   if (!shape.empty()) shape.back() *= 2;

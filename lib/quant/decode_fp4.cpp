@@ -9,7 +9,7 @@ std::optional<Decoded> decode_mxfp4(const TensorIndex& idx, const Candidate& c) 
   auto blocks = c.get(Term::MxBlocks);
   if (!blocks) return std::nullopt;
   const TensorInfo& w = idx.at(*blocks);
-  Builder b(idx, c.prefix, QuantScheme::Mxfp4, *blocks, std::string(c.prefix));
+  Builder b(idx, c.prefix, QuantScheme::Mxfp4, *blocks, c.prefix);
   b.module().bits = 4;
   b.module().group_size = 32;
   Shape shape = w.shape;  // classify() checked rank >= 2 and the trailing 16

@@ -2,7 +2,9 @@
 // §2, §3, §8 float-quantized, §9 FP8), the ModelOpt U8 layouts (§9: NVFP4, INT4-AWQ), and int8
 // weights with a weight_scale (compressed-tensors int-quantized, ModelOpt W8A16: no QuantScheme of
 // their own, decoded as Unsupported so the scale is not counted as a parameter).
+#include <algorithm>
 #include <charconv>
+#include <system_error>
 
 #include "quant/decode.hpp"
 
@@ -37,10 +39,33 @@ Granularity granularity(const Shape& w, const Shape& s) {
   return Granularity::Block;
 }
 
-std::string fp8_name(Dtype d) {
-  if (d == Dtype::F8_E4M3) return "FP8";
-  if (is_fp8(d)) return "FP8 " + std::string(dtype_name(d).substr(3));  // "FP8 E5M2", "FP8 E4M3FNUZ"
-  return std::string(dtype_name(d));
+// A format text built on the stack: DeepSeek-V3's 46k FP8 modules each made a heap string of it.
+// 64 bytes hold the longest, "FP8 E4M3FNUZ block " and two 20-digit edges.
+class FormatText {
+ public:
+  FormatText& operator+=(std::string_view s) {
+    size_t n = std::min(s.size(), sizeof text_ - size_);
+    std::copy_n(s.data(), n, text_ + size_);
+    size_ += n;
+    return *this;
+  }
+  FormatText& operator+=(uint64_t v) {
+    auto r = std::to_chars(text_ + size_, text_ + sizeof text_, v);
+    if (r.ec == std::errc()) size_ = static_cast<size_t>(r.ptr - text_);
+    return *this;
+  }
+  std::string_view view() const { return {text_, size_}; }
+
+ private:
+  char text_[64];
+  size_t size_ = 0;
+};
+
+// "FP8" for E4M3, "FP8 E5M2", "FP8 E4M3FNUZ", ...; the dtype's own name for a one-byte non-float.
+void append_fp8_name(FormatText& out, Dtype d) {
+  if (d == Dtype::F8_E4M3) out += "FP8";
+  else if (is_fp8(d)) (out += "FP8 ") += dtype_name(d).substr(3);
+  else out += dtype_name(d);
 }
 
 std::optional<Decoded> decode_fp8(const TensorIndex& idx, const Candidate& c, uint32_t anchor, bool fused) {
@@ -54,9 +79,10 @@ std::optional<Decoded> decode_fp8(const TensorIndex& idx, const Candidate& c, ui
   QuantScheme scheme = g == Granularity::Channel ? QuantScheme::Fp8Channel
                        : g == Granularity::Tensor ? QuantScheme::Fp8Tensor
                                                   : QuantScheme::Fp8Block;
-  Builder b(idx, fused ? base : c.prefix, scheme, anchor, std::string(w.name));
+  Builder b(idx, fused ? base : c.prefix, scheme, anchor, w.name);
   b.module().bits = dtype_bits(w.dtype);
-  std::string format = fp8_name(w.dtype);
+  FormatText format;
+  append_fp8_name(format, w.dtype);
   if (!s) {
     b.require(std::nullopt, "weight_scale", "scale");
     b.problem("FP8 weight " + std::string(w.name) + " has no scale tensor (weight_scale_inv or weight_scale)");
@@ -73,11 +99,10 @@ std::optional<Decoded> decode_fp8(const TensorIndex& idx, const Candidate& c, ui
       b.logical().block_scaled = true;
       if (ceil_div(w.shape[r - 2], bo) != st.shape[r - 2] || ceil_div(w.shape[r - 1], bi) != st.shape[r - 1])
         b.problem("block scale " + shape_text(st.shape) + " is not a tiling of weight " + shape_text(w.shape));
-      char edge[48] = " block ";
-      char* end = std::to_chars(edge + 7, edge + 27, bo).ptr;
-      *end++ = 'x';
-      end = std::to_chars(end, edge + sizeof edge, bi).ptr;
-      format.append(edge, static_cast<size_t>(end - edge));
+      format += " block ";
+      format += bo;
+      format += "x";
+      format += bi;
     } else if (g == Granularity::Unfit) {
       b.problem("scale " + shape_text(st.shape) + " does not fit weight " + shape_text(w.shape));
       format += " scaled";
@@ -86,13 +111,13 @@ std::optional<Decoded> decode_fp8(const TensorIndex& idx, const Candidate& c, ui
     }
   }
   b.add(c.get(Term::InputScale), "input scale");
-  return b.finish(w.shape, std::move(format));
+  return b.finish(w.shape, format.view());
 }
 
 // ModelOpt NVFP4: weight U8 [out, in/2] + weight_scale F8_E4M3 [out, in/16] + weight_scale_2 [] (+ input_scale).
 std::optional<Decoded> decode_modelopt_nvfp4(const TensorIndex& idx, const Candidate& c, uint32_t anchor) {
   const TensorInfo& w = idx.at(anchor);
-  Builder b(idx, c.prefix, QuantScheme::ModeloptNvfp4, anchor, std::string(w.name));
+  Builder b(idx, c.prefix, QuantScheme::ModeloptNvfp4, anchor, w.name);
   b.module().bits = 4;
   Shape shape = w.shape;
   if (!shape.empty()) shape.back() *= 2;
@@ -118,7 +143,7 @@ std::optional<Decoded> decode_modelopt_nvfp4(const TensorIndex& idx, const Candi
 // ModelOpt INT4-AWQ: weight U8 [out/2, in] (two int4 along out) + weight_scale [out, in/g] + pre_quant_scale [in].
 std::optional<Decoded> decode_modelopt_int4(const TensorIndex& idx, const Candidate& c, uint32_t anchor) {
   const TensorInfo& w = idx.at(anchor);
-  Builder b(idx, c.prefix, QuantScheme::ModeloptInt4Awq, anchor, std::string(w.name));
+  Builder b(idx, c.prefix, QuantScheme::ModeloptInt4Awq, anchor, w.name);
   b.module().bits = 4;
   Shape shape = w.shape;
   if (shape.size() == 2) shape[0] *= 2;
@@ -145,7 +170,7 @@ std::optional<Decoded> decode_modelopt_int4(const TensorIndex& idx, const Candid
 // int8 weight + weight_scale: compressed-tensors int-quantized (W8A8) or ModelOpt W8A16/W8A8_SQ.
 std::optional<Decoded> decode_int8_scaled(const TensorIndex& idx, const Candidate& c, uint32_t anchor) {
   const TensorInfo& w = idx.at(anchor);
-  Builder b(idx, c.prefix, QuantScheme::Unsupported, anchor, std::string(w.name));
+  Builder b(idx, c.prefix, QuantScheme::Unsupported, anchor, w.name);
   b.module().bits = 8;
   const TensorInfo* s = b.require(c.get(Term::WeightScale), "weight_scale", "scale");
   b.add(c.get(Term::InputScale), "input scale");

@@ -20,7 +20,7 @@ void check_group_divides(Builder& b, uint64_t in) {
 std::optional<Decoded> decode_gptq(const TensorIndex& idx, const Candidate& c, uint32_t qw) {
   const TensorInfo& q = idx.at(qw);
   uint32_t pack = dtype_bits(q.dtype);
-  Builder b(idx, c.prefix, QuantScheme::Gptq, qw, std::string(c.prefix) + ".weight");
+  Builder b(idx, c.prefix, QuantScheme::Gptq, qw, MadeName{std::string(c.prefix) + ".weight"});
   uint64_t out = q.shape[1];
   const TensorInfo* zeros = b.require(c.get(Term::QZeros), "qzeros", "zero point");
   const TensorInfo* scales = b.require(".scales", "scale");
@@ -54,7 +54,7 @@ std::optional<Decoded> decode_gptq(const TensorIndex& idx, const Candidate& c, u
 std::optional<Decoded> decode_awq_gemm(const TensorIndex& idx, const Candidate& c, uint32_t qw) {
   const TensorInfo& q = idx.at(qw);
   uint32_t pack = dtype_bits(q.dtype);
-  Builder b(idx, c.prefix, QuantScheme::AwqGemm, qw, std::string(c.prefix) + ".weight");
+  Builder b(idx, c.prefix, QuantScheme::AwqGemm, qw, MadeName{std::string(c.prefix) + ".weight"});
   const TensorInfo* zeros = b.require(c.get(Term::QZeros), "qzeros", "zero point");
   const TensorInfo* scales = b.require(".scales", "scale");
   uint64_t in = q.shape[0];
@@ -89,7 +89,7 @@ uint64_t awq_zeros_width(uint64_t in, uint64_t g) {
 std::optional<Decoded> decode_awq_gemv(const TensorIndex& idx, const Candidate& c, uint32_t qw) {
   const TensorInfo& q = idx.at(qw);
   uint32_t pack = dtype_bits(q.dtype);
-  Builder b(idx, c.prefix, QuantScheme::AwqGemv, qw, std::string(c.prefix) + ".weight");
+  Builder b(idx, c.prefix, QuantScheme::AwqGemv, qw, MadeName{std::string(c.prefix) + ".weight"});
   const TensorInfo* zeros = b.require(c.get(Term::QZeros), "qzeros", "zero point");
   const TensorInfo* scales = b.require(".scales", "scale");
   uint64_t out = q.shape[0], in = q.shape[1] * pack / 4;
@@ -121,7 +121,7 @@ std::optional<Decoded> decode_awq_gemv(const TensorIndex& idx, const Candidate& 
 // AutoAWQ version "marlin": qweight [in/16, 2*out] in Marlin tile order, scales [in/g, out], no qzeros.
 std::optional<Decoded> decode_awq_marlin(const TensorIndex& idx, const Candidate& c, uint32_t qw) {
   const TensorInfo& q = idx.at(qw);
-  Builder b(idx, c.prefix, QuantScheme::GptqMarlin, qw, std::string(c.prefix) + ".weight");
+  Builder b(idx, c.prefix, QuantScheme::GptqMarlin, qw, MadeName{std::string(c.prefix) + ".weight"});
   const TensorInfo* scales = b.require(".scales", "scale");
   uint64_t in = q.shape[0] * 16, out = q.shape[1] / 2;
   b.module().bits = 4;
@@ -165,7 +165,7 @@ std::optional<Decoded> decode_marlin(const TensorIndex& idx, const Candidate& c)
   if (!bi) return std::nullopt;
   const TensorInfo& q = idx.at(*bi);
   if (q.shape.size() != 2) return std::nullopt;
-  Builder b(idx, c.prefix, QuantScheme::GptqMarlin, *bi, std::string(c.prefix) + ".weight");
+  Builder b(idx, c.prefix, QuantScheme::GptqMarlin, *bi, MadeName{std::string(c.prefix) + ".weight"});
   b.module().bits = 4;
   uint64_t in = q.shape[0] * 16, out = q.shape[1] / 2;
   if (q.shape[1] % 2) b.problem("B has an odd column count " + std::to_string(q.shape[1]));

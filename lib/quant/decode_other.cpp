@@ -14,7 +14,7 @@ std::optional<Decoded> decode_hqq(const TensorIndex& idx, const Candidate& c) {
   auto wq = c.get(Term::HqqWq);
   if (!wq) return std::nullopt;
   const TensorInfo& w = idx.at(*wq);
-  Builder b(idx, c.prefix, QuantScheme::Hqq, *wq, std::string(c.prefix) + ".weight");
+  Builder b(idx, c.prefix, QuantScheme::Hqq, *wq, MadeName{std::string(c.prefix) + ".weight"});
   const TensorInfo* scale = b.require(".scale", "scale");
   const TensorInfo* zero = b.require(".zero", "zero point");
   b.require(".shape", "weight shape");
@@ -54,7 +54,7 @@ std::optional<Decoded> decode_eetq(const TensorIndex& idx, const Candidate& c) {
   if (!wi) return std::nullopt;
   const TensorInfo& w = idx.at(*wi);
   if (w.dtype != Dtype::I8 || w.shape.size() != 2) return std::nullopt;
-  Builder b(idx, c.prefix, QuantScheme::Eetq, *wi, std::string(w.name));
+  Builder b(idx, c.prefix, QuantScheme::Eetq, *wi, w.name);
   b.module().bits = 8;
   const TensorInfo* s = b.require(c.get(Term::EetqScales), "weight_scales", "scale");
   if (s && (s->shape.size() != 1 || s->shape[0] != w.shape[1]))
@@ -67,7 +67,7 @@ std::optional<Decoded> decode_quanto(const TensorIndex& idx, const Candidate& c)
   auto data = packed ? packed : c.get(Term::QuantoData);
   if (!data) return std::nullopt;
   const TensorInfo& w = idx.at(*data);
-  Builder b(idx, c.prefix, QuantScheme::Quanto, *data, std::string(c.prefix) + ".weight");
+  Builder b(idx, c.prefix, QuantScheme::Quanto, *data, MadeName{std::string(c.prefix) + ".weight"});
   const TensorInfo* scale = b.require(c.get(Term::QuantoScale), "weight._scale", "scale");
   if (packed) b.require(c.get(Term::QuantoShift), "weight._shift", "zero point");
   else b.add(c.get(Term::QuantoShift), "zero point");

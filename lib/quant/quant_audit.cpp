@@ -37,7 +37,7 @@ bool is_matrix_weight(const LogicalTensor& t) {
   return !t.name.ends_with("bias") && t.name.find("norm") == std::string::npos;
 }
 
-std::string module_of(const std::string& weight) {
+std::string_view module_of(std::string_view weight) {
   return weight.ends_with(".weight") ? weight.substr(0, weight.size() - 7) : weight;
 }
 
@@ -45,23 +45,26 @@ bool decodable(QuantScheme s) {
   return s != QuantScheme::None && s != QuantScheme::Unsupported && s != QuantScheme::Torchao;
 }
 
-bool excluded(const std::vector<QuantDeclaration>& decls, const std::string& module) {
+bool excluded(const std::vector<QuantDeclaration>& decls, std::string_view module) {
+  std::string name;  // made only when a declaration has something to match (the patterns take C strings)
   for (const auto& d : decls) {
+    if (d.excluded.empty() && d.dynamic.empty()) continue;
+    if (name.empty()) name = module;
     for (const auto& p : d.excluded)
-      if (p.matches(module)) return true;
+      if (p.matches(name)) return true;
     for (const auto& rule : d.dynamic)
-      if (rule.skip && rule.compiled && std::regex_search(module, *rule.compiled)) return true;
+      if (rule.skip && rule.compiled && std::regex_search(name, *rule.compiled)) return true;
   }
   return false;
 }
 
 // GPTQModel `dynamic` "+:" rules override bits and group size for the modules they match.
 std::pair<std::optional<uint32_t>, std::optional<uint32_t>> declared_bits_and_group(const QuantDeclaration& d,
-                                                                                    const std::string& module) {
+                                                                                    std::string_view module) {
   auto bits = d.bits;
   auto group = d.group_size;
   for (const auto& rule : d.dynamic)
-    if (!rule.skip && rule.compiled && std::regex_search(module, *rule.compiled)) {
+    if (!rule.skip && rule.compiled && std::regex_search(module.begin(), module.end(), *rule.compiled)) {
       if (rule.bits) bits = rule.bits;
       if (rule.group_size) group = rule.group_size;
       break;
@@ -95,31 +98,33 @@ void check_modules(const std::vector<QuantDeclaration>& decls, const StorageView
   const QuantDeclaration* d = s.declared ? &*s.declared : nullptr;
   std::map<QuantScheme, std::string> foreign;  // scheme -> first module stored that way
   for (const auto& m : storage.quant_modules) {
-    if (!d) foreign.emplace(m.scheme, m.module);
-    else if (decodable(d->scheme) && m.scheme != d->scheme) foreign.emplace(m.scheme, m.module);
+    if (!d) foreign.try_emplace(m.scheme, m.module);
+    else if (decodable(d->scheme) && m.scheme != d->scheme) foreign.try_emplace(m.scheme, m.module);
+    const std::string_view module = m.module;
+    auto about = [&m](std::string_view text) { return std::string(m.module).append(text); };  // "<module> ..."
     if (!m.missing.empty()) {
       std::string list;
       for (const auto& c : m.missing) list += (list.empty() ? "" : ", ") + c;
-      s.findings.push_back({"incomplete-set", m.module, m.module + " (" + quant_scheme_name(m.scheme) + ") lacks " + list});
+      s.findings.push_back({"incomplete-set", std::string(module), about(" (") + quant_scheme_name(m.scheme) + ") lacks " + list});
     }
-    if (excluded(decls, m.module))
-      s.findings.push_back({"excluded-but-quantized", m.module,
-                            m.module + " is excluded from quantization by the config but stored as " + quant_scheme_name(m.scheme)});
+    if (excluded(decls, module))
+      s.findings.push_back({"excluded-but-quantized", std::string(module),
+                            about(" is excluded from quantization by the config but stored as ") + quant_scheme_name(m.scheme)});
     if (!m.problems.empty())
-      s.findings.push_back({"scale-shape", m.module, m.module + ": " + m.problems.front()});
+      s.findings.push_back({"scale-shape", std::string(module), about(": ") + m.problems.front()});
     if (d && m.scheme == d->scheme) {
-      auto [bits, group] = declared_bits_and_group(*d, m.module);
+      auto [bits, group] = declared_bits_and_group(*d, module);
       if (bits && m.bits && *bits != *m.bits)
-        s.findings.push_back({"bits-packing", m.module,
-                              m.module + " is packed as " + std::to_string(*m.bits) + "-bit values, the config declares " +
+        s.findings.push_back({"bits-packing", std::string(module),
+                              about(" is packed as ") + std::to_string(*m.bits) + "-bit values, the config declares " +
                                   std::to_string(*bits) + " bits"});
       if (group && m.group_size && *group != *m.group_size && m.problems.empty())
-        s.findings.push_back({"scale-shape", m.module,
-                              m.module + " has one scale per " + std::to_string(*m.group_size) + " inputs, the config declares group_size " +
+        s.findings.push_back({"scale-shape", std::string(module),
+                              about(" has one scale per ") + std::to_string(*m.group_size) + " inputs, the config declares group_size " +
                                   std::to_string(*group)});
       if (d->block_size.size() == 2 && m.block[0] != 0 && (d->block_size[0] != m.block[0] || d->block_size[1] != m.block[1]) && m.problems.empty())
-        s.findings.push_back({"scale-shape", m.module,
-                              m.module + " has " + std::to_string(m.block[0]) + "x" + std::to_string(m.block[1]) +
+        s.findings.push_back({"scale-shape", std::string(module),
+                              about(" has ") + std::to_string(m.block[0]) + "x" + std::to_string(m.block[1]) +
                                   " scale blocks, the config declares " + std::to_string(d->block_size[0]) + "x" +
                                   std::to_string(d->block_size[1])});
     }
@@ -184,8 +189,8 @@ QuantSummary audit_quantization(const std::vector<QuantDeclaration>& decls, cons
       ++high_precision[name_pattern(t.name)];
       bool quant_repo = s.quantized_modules > 0 && s.declared && decodable(s.declared->scheme);
       if (quant_repo && !excluded(decls, module_of(t.name)) && !excluded(decls, t.name))
-        s.findings.push_back({"unquantized-linear", module_of(t.name),
-                              t.name + " is stored as " + std::string(t.format) + " although " + s.declared->file +
+        s.findings.push_back({"unquantized-linear", std::string(module_of(t.name)),
+                              std::string(t.name) + " is stored as " + std::string(t.format) + " although " + s.declared->file +
                                   " quantizes it (no exclusion matches)"});
     }
   }

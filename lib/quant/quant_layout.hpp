@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "quant/quant_config.hpp"
@@ -16,7 +17,9 @@ namespace hfi {
 
 // One quantized linear (or fused expert tensor) as stored.
 struct QuantModule {
-  std::string module;          // prefix shared by its tensors, e.g. "model.layers.0.self_attn.q_proj"
+  // Prefix shared by its tensors, e.g. "model.layers.0.self_attn.q_proj": a view into
+  // StorageView::names (a leading part of a stored tensor's name).
+  std::string_view module;
   QuantScheme scheme = QuantScheme::None;
   size_t logical = SIZE_MAX;   // index into StorageView::logical of the weight it stores
   // Stored tensors of the module (its weight and every companion). Only the count is kept: the

@@ -165,13 +165,18 @@ std::optional<uint32_t> Candidate::get(Term t) const {
   return std::nullopt;
 }
 
-Builder::Builder(const TensorIndex& idx, std::string_view prefix, QuantScheme scheme, uint32_t anchor, std::string logical_name)
+Builder::Builder(const TensorIndex& idx, std::string_view prefix, QuantScheme scheme, uint32_t anchor, std::string_view stored_name)
     : idx_(idx), prefix_(prefix) {
   d_.anchor = anchor;
-  d_.logical.name = std::move(logical_name);
+  d_.logical.name = stored_name;
   d_.logical.scheme = scheme;
-  d_.module.module = std::string(prefix);
+  d_.module.module = prefix;
   d_.module.scheme = scheme;
+}
+
+Builder::Builder(const TensorIndex& idx, std::string_view prefix, QuantScheme scheme, uint32_t anchor, MadeName name)
+    : Builder(idx, prefix, scheme, anchor, std::string_view{}) {
+  d_.made_name = std::move(name.text);
 }
 
 const TensorInfo* Builder::add(std::optional<uint32_t> tensor, const char* kind) {
@@ -195,7 +200,7 @@ const TensorInfo* Builder::require(std::optional<uint32_t> tensor, std::string_v
 
 const TensorInfo* Builder::require(std::string_view suffix, const char* kind) { return require(idx_.find(prefix_, suffix), suffix, kind); }
 
-std::optional<Decoded> Builder::finish(Shape shape, std::string format) {
+std::optional<Decoded> Builder::finish(Shape shape, std::string_view format) {
   const TensorInfo& a = anchor();
   d_.logical.params = shape.empty() ? 0 : product(shape);
   d_.logical.shape = std::move(shape);

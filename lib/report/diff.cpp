@@ -70,7 +70,7 @@ std::map<std::string, PatternSide> patterns(const Report& r, bool use_spec) {
   } else {
     const std::string& lm = r.reconcile.lm_prefix;
     for (const auto& t : r.storage.logical) {
-      std::string name = t.name;
+      std::string name(t.name);
       if (!lm.empty() && lm != "model." && name.starts_with(lm)) name = "model." + name.substr(lm.size());
       count(name, t.shape, t.params);
     }

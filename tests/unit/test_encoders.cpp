@@ -3,6 +3,7 @@
 // without heads), the transformers 5 spelling of ModernBERT's attention layout, and the rule that
 // an encoder reports no KV cache.
 #include <catch2/catch.hpp>
+#include <memory>
 
 #include "analysis/metrics.hpp"
 #include "analysis/reconcile.hpp"
@@ -38,7 +39,9 @@ hfi::StorageView checkpoint(const hfi::ArchModel& m, const std::string& prefix, 
     std::string name = in_model ? prefix + t.name.substr(6) : t.name;
     if (legacy && !t.alternative_names.empty()) name = in_model ? prefix + t.alternative_names[0].substr(6) : t.alternative_names[0];
     hfi::LogicalTensor l;
-    l.name = name;
+    auto owned = std::make_shared<const std::string>(std::move(name));  // the view keeps what its names view
+    v.names.push_back(owned);
+    l.name = *owned;
     l.shape = t.shape;
     l.params = t.params();
     l.format = "F32";

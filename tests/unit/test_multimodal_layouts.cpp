@@ -3,6 +3,7 @@
 // "model.language_model." and "model.visual.", LLaVA-style ones "language_model.model." with the
 // towers at the root. One spec must match all of them.
 #include <catch2/catch.hpp>
+#include <memory>
 
 #include "analysis/reconcile.hpp"
 #include "arch/spec.hpp"
@@ -37,7 +38,9 @@ hfi::StorageView stored_as(const hfi::ArchModel& m, const std::string& lm, const
     std::string name = t.name.starts_with("model.")     ? lm + t.name.substr(6)
                        : t.name.starts_with("lm_head.") ? t.name
                                                         : towers + t.name;
-    v.logical.push_back({name, t.shape, t.params(), "BF16", 2 * t.params(), 0, false});
+    auto owned = std::make_shared<const std::string>(std::move(name));  // the view keeps what its names view
+    v.names.push_back(owned);
+    v.logical.push_back({*owned, t.shape, t.params(), "BF16", 2 * t.params(), 0, false});
   }
   return v;
 }

@@ -101,9 +101,9 @@ TEST_CASE("quantized fixtures: logical parameters and quant figures match their 
     for (const auto& m : mods) {
       value += m.value_bytes;
       book += m.bookkeeping_bytes;
-      if (!m.missing.empty()) incomplete.push_back(m.module);
-      if (!m.problems.empty()) with_problems.push_back(m.module + ": " + m.problems.front());
-      if (m.bits && *m.bits != bits) other_bits.push_back(m.module + ": " + std::to_string(*m.bits));
+      if (!m.missing.empty()) incomplete.emplace_back(m.module);
+      if (!m.problems.empty()) with_problems.push_back(std::string(m.module) + ": " + m.problems.front());
+      if (m.bits && *m.bits != bits) other_bits.push_back(std::string(m.module) + ": " + std::to_string(*m.bits));
     }
     for (auto* list : {&incomplete, &with_problems, &other_bits}) list->resize(std::min<size_t>(list->size(), 3));
     CHECK(incomplete.empty());

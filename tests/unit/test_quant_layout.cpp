@@ -497,7 +497,7 @@ TEST_CASE("quant layout: modules are listed in the stored order of their weights
   CHECK(v.quant_modules[0].module == "b");
   CHECK(v.quant_modules[1].module == "c");
   CHECK(v.quant_modules[2].module == "a");
-  for (size_t k = 0; k < 3; ++k) CHECK(v.logical[v.quant_modules[k].logical].name == v.quant_modules[k].module + ".weight");
+  for (size_t k = 0; k < 3; ++k) CHECK(v.logical[v.quant_modules[k].logical].name == std::string(v.quant_modules[k].module) + ".weight");
   CHECK(hfi::owner_name(v, v.bookkeeping[0]) == "a.weight");
 }
 
@@ -505,7 +505,7 @@ TEST_CASE("quant layout: logical weights come out in stored order around plain t
   using Placed = std::vector<std::pair<std::string, size_t>>;  // module, its weight's place in logical
   auto names = [](const hfi::StorageView& v) {
     std::vector<std::string> out;
-    for (const auto& l : v.logical) out.push_back(l.name);
+    for (const auto& l : v.logical) out.emplace_back(l.name);
     return out;
   };
   auto modules = [](const hfi::StorageView& v) {
@@ -601,4 +601,27 @@ TEST_CASE("quant layout: DeepSeek-V3 and gpt-oss-20b fixtures decode without pro
   for (const auto& m : oss.quant_modules) mx += m.scheme == QuantScheme::Mxfp4 && m.problems.empty() && m.missing.empty();
   CHECK(mx == 48);
   CHECK(oss.orphan_quant_tensors.empty());
+}
+
+TEST_CASE("quant layout: a decoded view keeps the names it views after the headers and the decode are gone") {
+  // GPTQ makes its logical name ("P.weight" is stored nowhere); FP8 and a plain tensor view the
+  // stored names. The headers are a temporary here, and the view is copied before the original goes:
+  // under ASan a name left pointing into either would fail.
+  std::optional<hfi::StorageView> copy;
+  {
+    hfi::StorageView v = hfi::decode_storage(shard({{P + ".qweight", Dtype::I32, {512, 4096}},
+                                                    {P + ".qzeros", Dtype::I32, {32, 512}},
+                                                    {P + ".scales", Dtype::F16, {32, 4096}},
+                                                    {"model.layers.0.mlp.up_proj.weight", Dtype::F8_E4M3, {256, 128}},
+                                                    {"model.layers.0.mlp.up_proj.weight_scale_inv", Dtype::F32, {2, 1}},
+                                                    {"model.norm.weight", Dtype::BF16, {4096}}}));
+    copy = v;
+  }
+  std::vector<std::string> logical, modules, bookkeeping;
+  for (const auto& l : copy->logical) logical.emplace_back(l.name);
+  for (const auto& m : copy->quant_modules) modules.emplace_back(m.module);
+  for (const auto& b : copy->bookkeeping) bookkeeping.emplace_back(b.name);
+  CHECK(logical == std::vector<std::string>{P + ".weight", "model.layers.0.mlp.up_proj.weight", "model.norm.weight"});
+  CHECK(modules == std::vector<std::string>{P, "model.layers.0.mlp.up_proj"});
+  CHECK(bookkeeping == std::vector<std::string>{P + ".qzeros", P + ".scales", "model.layers.0.mlp.up_proj.weight_scale_inv"});
 }
