@@ -115,8 +115,10 @@ class HubSource final : public Source {
   std::promise<http::Response> info_ready_;
   std::vector<std::string> notes_;
   bool cache_warned_ = false;
-  std::map<std::string, std::string> header_bytes_;  // shard path -> its beginning, for the cache
-  bool headers_unsaved_ = false;
+  // keep_header() is called from two threads at once while arrivals are worked on (ArrivalWork).
+  std::mutex header_bytes_mutex_;
+  std::map<std::string, std::string> header_bytes_;  // guarded: shard path -> its beginning, for the cache
+  bool headers_unsaved_ = false;                      // guarded by header_bytes_mutex_
 };
 
 }  // namespace hfi

@@ -113,7 +113,8 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
     return 8 + *n;
   };
   // A whole header that arrives early is parsed now; anything else (a longer header, a bad
-  // length) waits for the pass below, which also reports it.
+  // length) waits for the pass below, which also reports it. Two arrivals may be parsed at once
+  // (each call touches only its own index, and keep_header() allows it).
   auto parse_arrival = [&](size_t i, std::string& bytes) {
     auto end = header_end(i, bytes);
     if (!end || bytes.size() < *end) return;

@@ -46,10 +46,12 @@ class Source {
   // Reads several byte ranges; one result per request, in order.
   virtual std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) = 0;
 
-  // read_ranges(), and `arrived` called on this thread for ranges that are in while others are
-  // still on their way, so the caller can work on them meanwhile. It may take the bytes; the
-  // returned vector then holds what it left. A source that has every range at once (files on
-  // disk) calls it for none: the caller handles all of them afterwards, as with read_ranges().
+  // read_ranges(), and `arrived` called for ranges that are in while others are still on their
+  // way, so the caller can work on them meanwhile: on this thread or on one helper, possibly two
+  // calls at once for different indices (keep_header() too may then be called from either). All
+  // calls are over when this returns. It may take the bytes; the returned vector then holds what
+  // it left. A source that has every range at once (files on disk) calls it for none: the caller
+  // handles all of them afterwards, as with read_ranges().
   using RangeArrived = std::function<void(size_t index, std::string& bytes)>;
   virtual std::vector<Result<std::string>> read_ranges_as_they_arrive(const std::vector<RangeRequest>& requests,
                                                                       const RangeArrived& arrived) {
