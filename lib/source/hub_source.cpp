@@ -394,17 +394,15 @@ void HubSource::cache_failed() {
 
 Status HubSource::open(std::optional<RepoInfo> known) {
   opened_ = true;
-  std::vector<http::Request> requests;
   if (known) info_ = std::move(*known);
-  const http::Request info_req = info_request(ref_, settings_);
-  const bool info_on_helper = !known && start_info_then_header_reads(info_req);
-  if (!known && !info_on_helper) requests.push_back(info_req);
-  size_t first_file = requests.size();
+  // The files' addresses are made first: file_url() reads info_, which the helper started below
+  // writes once the repository info is in.
+  std::vector<http::Request> files;
   for (const auto& path : round_one_files()) {
     http::Request r;
     r.url = file_url(path);
     r.max_body = path.ends_with(".index.json") ? kMaxIndexFile : kMaxSmallFile;
-    requests.push_back(r);
+    files.push_back(r);
   }
   // Single-file repositories are common: read model.safetensors's header now rather than a round later.
   http::Request probe;
@@ -412,7 +410,14 @@ Status HubSource::open(std::optional<RepoInfo> known) {
   probe.range_offset = 0;
   probe.range_length = probe_bytes_;
   probe.length_prefixed = true;
-  requests.push_back(probe);
+  files.push_back(probe);
+
+  std::vector<http::Request> requests;
+  const http::Request info_req = info_request(ref_, settings_);
+  const bool info_on_helper = !known && start_info_then_header_reads(info_req);
+  if (!known && !info_on_helper) requests.push_back(info_req);
+  size_t first_file = requests.size();
+  requests.insert(requests.end(), files.begin(), files.end());
 
   // The repository info usually answers first (the files take a redirect more): as soon as it
   // pins the commit and lists the shards, their header reads leave, beside the rest of this round.

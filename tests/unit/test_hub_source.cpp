@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -29,7 +30,7 @@ uint64_t length_prefix(const std::string& bytes) {
 
 }  // namespace
 
-TEST_CASE("hub source: headers read ahead reach the caller as they arrive, on its thread", "[remote]") {
+TEST_CASE("hub source: headers read ahead reach the caller as they arrive, before the read returns", "[remote]") {
   hfi::testhub::Options options;
   options.fixtures = hfi::testing::fixtures_dir();
   TestHub hub(options);
@@ -57,22 +58,26 @@ TEST_CASE("hub source: headers read ahead reach the caller as they arrive, on it
     std::string bytes;
   };
   std::vector<Seen> seen;
+  std::mutex seen_mutex;  // the calls may come from this thread and one helper at once
   auto out = source.read_ranges_as_they_arrive(requests, [&](size_t i, std::string& bytes) {
     Seen s{i, std::this_thread::get_id(), Clock::now(), {}};
     if (i % 2 == 0) s.bytes = std::move(bytes);  // take every other one; the rest stay in the result
     else s.bytes = bytes;
+    std::lock_guard<std::mutex> lock(seen_mutex);
     seen.push_back(std::move(s));
   });
   REQUIRE(out.size() == 5);
 
-  // Each shard once, the slow one last and long after the others, all on this thread.
+  // Each shard once, the slow one last and long after the others, on this thread or one other.
   REQUIRE(seen.size() == 4);
   std::set<size_t> indices;
+  std::set<std::thread::id> threads;
   for (const auto& s : seen) {
     indices.insert(s.index);
-    CHECK(s.thread == std::this_thread::get_id());
+    threads.insert(s.thread);
   }
   CHECK(indices == std::set<size_t>{0, 1, 2, 3});
+  CHECK(threads.size() <= 2);
   CHECK(seen.back().index == 3);
   for (size_t k = 0; k + 1 < seen.size(); ++k) CHECK(seen.back().at - seen[k].at > std::chrono::milliseconds(400));
 
