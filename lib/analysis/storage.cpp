@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <system_error>
 #include <thread>
-#include <functional>
-#include <memory>
 #include <unordered_map>
 
 #include "quant/decode.hpp"

@@ -71,7 +71,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options, 
   // The decode runs on this thread, the index check (and the spec, unless the caller built it
   // already) on another, side by side: a 163-shard MoE holds ~100k tensor names. This thread's
   // heap holds what reading the index and the headers freed, so the decode's columns (about
-  // 20 MB for DeepSeek-V3) reuse pages a new thread's heap would have to fault in afresh.
+  // 16 MB for DeepSeek-V3) reuse pages a new thread's heap would have to fault in afresh.
   auto side_work = [&snap, build_spec = snap.config && !prepared] {
     std::pair<std::vector<std::string>, std::optional<PreparedSpec>> out;
     out.first = find_index_mismatches(snap);

@@ -63,24 +63,21 @@ TEST_CASE("a spec prepared while the headers load gives the same report as one b
 }
 
 TEST_CASE("a config without a spec, or no config: the same report with the spec prepared ahead or not") {
+  struct Case {
+    std::string name;
+    std::optional<std::string> config;  // none: no config.json, so the hook is never called
+    int calls;
+  };
+  auto c = GENERATE(values<Case>({{"unknown-type", R"({"model_type": "not_a_known_type", "hidden_size": 4096})", 1},
+                                  {"no-config", std::nullopt, 0}}));
+  CAPTURE(c.name);
   hfi::ReportOptions options;
   options.repo_id = "test/linked";
-  SECTION("a model_type no spec knows") {
-    auto dir = qwen3_with_config("unknown-type", std::string(R"({"model_type": "not_a_known_type", "hidden_size": 4096})"));
-    auto after = hfi::testing::inspect_dir(dir, options);
-    auto [ahead, calls] = inspect_with_spec_ahead(dir, options);
-    CHECK(calls == 1);
-    CHECK_FALSE(ahead.spec.has_value());
-    CHECK(hfi::render_json(ahead) == hfi::render_json(after.report));
-    fs::remove_all(dir);
-  }
-  SECTION("no config.json: the hook is never called") {
-    auto dir = qwen3_with_config("no-config", std::nullopt);
-    auto after = hfi::testing::inspect_dir(dir, options);
-    auto [ahead, calls] = inspect_with_spec_ahead(dir, options);
-    CHECK(calls == 0);
-    CHECK_FALSE(ahead.spec.has_value());
-    CHECK(hfi::render_json(ahead) == hfi::render_json(after.report));
-    fs::remove_all(dir);
-  }
+  auto dir = qwen3_with_config(c.name, c.config);
+  auto after = hfi::testing::inspect_dir(dir, options);
+  auto [ahead, calls] = inspect_with_spec_ahead(dir, options);
+  CHECK(calls == c.calls);
+  CHECK_FALSE(ahead.spec.has_value());
+  CHECK(hfi::render_json(ahead) == hfi::render_json(after.report));
+  fs::remove_all(dir);
 }
