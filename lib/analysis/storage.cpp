@@ -45,9 +45,12 @@ struct DecodedColumns {
 // `plain` more entries, the tensors no module can claim: it becomes StorageView::logical.
 DecodedColumns decode_all(const quant::TensorIndex& idx, const std::vector<quant::Candidate>& candidates, size_t plain) {
   DecodedColumns out;
-  // Making the columns writes ~16 MB of fresh memory for DeepSeek-V3 (the page faults are most of
-  // that cost): the module column is made on a second thread while this one makes the others.
-  auto make_modules = [&out, n = candidates.size()] { out.module.resize(n); };
+  // Making the columns writes ~16 MB for DeepSeek-V3, fresh memory unless this thread's heap was
+  // warmed (core/heap_warmer.hpp); its page faults are most of that cost. The module column, 6 MB
+  // of it, is taken from this thread's heap here and written on a second thread while this one
+  // makes the others.
+  out.module.reserve(candidates.size());
+  auto make_modules = [&out, n = candidates.size()] { out.module.resize(n); };  // within capacity: no move
   std::thread modules_maker;
   if (candidates.size() >= 4096) {
     try {

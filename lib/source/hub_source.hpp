@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/deferred_work.hpp"
+#include "core/heap_warmer.hpp"
 #include "http/http.hpp"
 #include "source/hf_cache.hpp"
 #include "source/hub_cache.hpp"
@@ -78,6 +79,9 @@ class HubSource final : public Source {
   // Sends the header reads of the shards the listing already names, on a thread, so they travel
   // while the caller parses the index that names them officially.
   void start_early_header_reads();
+  // Once the listing is in: warms the calling thread's heap (reserved in open()) for the tensors
+  // the index will name, while the header reads travel. See core/heap_warmer.hpp.
+  void warm_heap_for_index();
   // On early_thread_: sends the batch, and announces each answer in arrivals_ as it completes.
   void perform_early_batch(const std::vector<http::Request>& batch);
   void mark_early_done();
@@ -103,6 +107,7 @@ class HubSource final : public Source {
   std::map<std::string, http::Response> early_;  // header reads sent before they were asked for
   std::unique_ptr<http::Transport> early_transport_;  // used by early_thread_ alone
   std::thread early_thread_;
+  HeapWarmer warmer_;  // reserved by open() on the caller's thread; released with this source
   std::vector<std::string> early_paths_;
   // Filled by early_thread_, an element at a time: element i may be read once i is in arrivals_.
   std::vector<http::Response> early_responses_;
