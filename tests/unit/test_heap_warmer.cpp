@@ -23,12 +23,6 @@ bool touched_in_time(const hfi::HeapWarmer& w, size_t bytes) {
   return w.touched() >= bytes;
 }
 
-long faults_of_this_thread() {
-  rusage usage{};
-  getrusage(RUSAGE_THREAD, &usage);
-  return usage.ru_minflt;
-}
-
 }  // namespace
 
 TEST_CASE("heap warmer: touches what is asked, within what was reserved", "[heap]") {
@@ -69,6 +63,16 @@ TEST_CASE("heap warmer: touches what is asked, within what was reserved", "[heap
 }
 
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+namespace {
+
+long faults_of_this_thread() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  return usage.ru_minflt;
+}
+
+}  // namespace
+
 TEST_CASE("heap warmer: this thread's next allocations fault no pages (glibc, the CLI's heap settings)", "[heap]") {
   // What app/main.cpp's keep_freed_memory() sets: blocks under 32 MB come from the heap and stay.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
