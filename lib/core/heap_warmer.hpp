@@ -3,11 +3,13 @@
 //
 // The first touch of a page costs a fault in which the kernel clears it: about 0.45 ms per MB on
 // the 2-core VM the benchmarks run on (bench/fresh_memory.cpp). After the last shard header of a
-// cold DeepSeek-V3 run arrives, classifying and decoding its 92k tensors took about 14 MB of
-// fresh memory on the main thread, while in the 100 ms before, both cores had mostly sat waiting
-// for answers. glibc gives each thread a heap (arena) of its own, so the warmer takes a block from
-// the reserving thread's heap, has a helper thread at idle priority touch it during the wait, and
-// on release hands it back to that heap, whose next allocations then find their pages present.
+// cold DeepSeek-V3 run arrives, classifying and decoding its 92k tensors took about 20 MB of
+// fresh memory, while in the 100 ms before, both cores had mostly sat waiting for answers.
+// glibc gives each thread a heap (arena) of its own, so the warmer takes a block from the
+// reserving thread's heap, has a helper thread at idle priority touch it during the wait, and on
+// release hands it back to that heap, whose next allocations then find their pages present.
+// (Touching memory on a thread of its own, as an earlier attempt did, warms that thread's heap,
+// which the decode never allocates from.)
 //
 // This pays only where freed memory stays in the heap: blocks under the mmap threshold, and no
 // trimming (the CLI's keep_freed_memory() sets both). Elsewhere it costs idle CPU time, no more.
