@@ -2,8 +2,8 @@
 // remote bench prints beside its table. Each page a process touches for the first time costs a
 // fault in which the kernel clears it. On a VM whose host takes freed memory back, that cost swings
 // widely from minute to minute (here the same 96 MB took 8 ms in one run and 210 ms in another),
-// and a cold hfinspect run on DeepSeek-V3 touches about 83 MB, some 10 MB of it after the last
-// header: a slow spell shows up in every row, and this says whether one was on.
+// and a cold hfinspect run on DeepSeek-V3 touches about 86 MB (22 MB of it ahead, while it waits
+// for the Hub's redirects): a slow spell shows up in every row, and this says whether one was on.
 //
 //   fresh_memory [MB] [RUNS]     (defaults: 64 MB, 5 runs)
 //
