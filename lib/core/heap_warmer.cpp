@@ -11,6 +11,9 @@ namespace hfi {
 
 void HeapWarmer::reserve(size_t most) {
   if (block_ || most == 0) return;
+  stop_ = false;  // a warmer released before may be used again
+  warming_ = false;
+  touched_ = 0;
   block_ = static_cast<char*>(std::malloc(most));  // address space only, until touched
   reserved_ = block_ ? most : 0;
 }

@@ -29,6 +29,7 @@ class HeapWarmer {
   HeapWarmer& operator=(const HeapWarmer&) = delete;
 
   // On the thread whose heap is to be warmed: takes `most` bytes of it. Nothing is touched yet.
+  // Does nothing while a block is held.
   void reserve(size_t most);
   // Touches the first min(bytes, reserved) bytes on a helper thread at idle priority. The first
   // call counts; calls must be ordered with reserve() and release() (one thread, or a join).

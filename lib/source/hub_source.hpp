@@ -79,8 +79,9 @@ class HubSource final : public Source {
   // Sends the header reads of the shards the listing already names, on a thread, so they travel
   // while the caller parses the index that names them officially.
   void start_early_header_reads();
-  // Once the listing is in: warms the calling thread's heap (reserved in open()) for the tensors
-  // the index will name, while the header reads travel. See core/heap_warmer.hpp.
+  // Once the listing is in (on whichever thread has it): warms the heap of the thread that called
+  // open() for the tensors the index will name, while the header reads travel. See
+  // core/heap_warmer.hpp.
   void warm_heap_for_index();
   // On early_thread_: sends the batch, and announces each answer in arrivals_ as it completes.
   void perform_early_batch(const std::vector<http::Request>& batch);

@@ -43,7 +43,7 @@ TEST_CASE("heap warmer: touches what is asked, within what was reserved", "[heap
     CHECK(w.touched() == 2 * kMB);
     CHECK(w.reserved() == 0);
   }
-  SECTION("only the first warm counts, and less than the reservation is fine") {
+  SECTION("only the first warm counts, less than the reservation is fine, and a released warmer may be used again") {
     hfi::HeapWarmer w;
     w.reserve(4 * kMB);
     w.warm(1 * kMB);
@@ -51,6 +51,11 @@ TEST_CASE("heap warmer: touches what is asked, within what was reserved", "[heap
     CHECK(touched_in_time(w, 1 * kMB));
     w.release();
     CHECK(w.touched() == 1 * kMB);
+    w.reserve(2 * kMB);
+    w.warm(2 * kMB);
+    CHECK(touched_in_time(w, 2 * kMB));
+    w.release();
+    CHECK(w.touched() == 2 * kMB);
   }
   SECTION("release during the touch stops the helper; releasing twice is harmless") {
     hfi::HeapWarmer w;
