@@ -56,6 +56,11 @@ struct TestHub::Impl {
   std::string endpoint, cdn_origin;
   std::shared_ptr<const http::TlsContext> tls;  // with Options::tls
   std::string tls_endpoint, cdn_tls_origin;
+  // The addresses above are known only once the servers listen, after their threads started.
+  // Set once they are written; the servers' threads wait for it before their first request
+  // (no client can know the address sooner, but ThreadSanitizer cannot know that).
+  std::atomic<bool> addresses_published{false};
+  void wait_for_addresses() const { addresses_published.wait(false, std::memory_order_acquire); }
   // Origin written into 302 Locations: cdn_origin, or a TLS proxy in front of it.
   mutable std::mutex cdn_public_mutex;
   std::string cdn_public_origin;

@@ -36,6 +36,8 @@ TestHub::Impl::Impl(Options o) : opts(std::move(o)) {
     tls_endpoint = "https://127.0.0.1:" + std::to_string(hub_server->tls_port());
     cdn_tls_origin = "https://127.0.0.1:" + std::to_string(cdn_server->tls_port());
   }
+  addresses_published.store(true, std::memory_order_release);
+  addresses_published.notify_all();
 }
 
 TestHub::Impl::~Impl() {
@@ -130,6 +132,7 @@ void TestHub::Impl::add_common_headers(const http::Request& req, http::Response&
 }
 
 void TestHub::Impl::on_request(const std::string& origin, http::Request&& req, http::Responder responder) {
+  wait_for_addresses();
   if (origin == "hub" && serve_control(req, responder)) return;
   RequestContext ctx;
   size_t q = req.target.find('?');
@@ -221,6 +224,7 @@ void TestHub::Impl::log_routed(const std::string& origin, const http::Request& r
 }
 
 void TestHub::Impl::log_unrouted(const std::string& origin, const http::Request& req, int status) {
+  wait_for_addresses();
   // Answered by the server itself before routing: a malformed or oversized request.
   LogEntry e;
   e.record.origin = origin;
