@@ -254,20 +254,45 @@ HubSource::~HubSource() {
   save_headers();
 }
 
-std::vector<http::Request> HubSource::early_header_batch() {
-  // Only the common layout: a root index beside root-level shards. consolidated*.safetensors
+namespace {
+
+bool early_read_shard(const FileEntry& f) {
+  // Only the common layout: root-level shards beside a root index. consolidated*.safetensors
   // repeats the shards in another layout and is not read.
+  return f.path.find('/') == std::string::npos && f.path.ends_with(".safetensors") && !f.path.starts_with("consolidated");
+}
+
+}  // namespace
+
+uint64_t early_probe_bytes(uint64_t default_probe, uint64_t index_bytes, size_t shards) {
+  // The index names every tensor once, with its shard's file name; a header names it with its
+  // dtype, shape and offsets, which take more room. Over the 27 sharded repositories under
+  // fixtures/, the longest shard header is 1.3-1.6 times the index's bytes per shard in 22 and
+  // up to 31 times in the rest, whose tensors crowd into a few shards. So reads of 1.8 times
+  // that cover a mixture-of-experts' long headers (Qwen3-30B-A3B: 156 KB each) in one round
+  // trip, while a repository whose headers fit the default (DeepSeek-V3: 75 KB, 1.8 x 55 KB
+  // per shard = 99 KB) asks for no more than before. A longer header still gets a second read.
+  constexpr uint64_t kMostEarlyProbe = uint64_t{8} << 20;
+  if (shards == 0) return default_probe;
+  const uint64_t estimate = index_bytes / shards / 5 * 9 + 8;  // 1.8 x, no overflow for any real size
+  return std::max(default_probe, std::min(estimate, kMostEarlyProbe));
+}
+
+std::vector<http::Request> HubSource::early_header_batch() {
   std::vector<http::Request> batch;
-  if (!listed("model.safetensors.index.json")) return batch;
+  const auto index = std::find_if(info_.files.begin(), info_.files.end(),
+                                  [](const FileEntry& f) { return f.path == "model.safetensors.index.json"; });
+  if (index == info_.files.end()) return batch;
+  const size_t shards = static_cast<size_t>(std::count_if(info_.files.begin(), info_.files.end(), early_read_shard));
+  const uint64_t probe = early_probe_bytes(probe_bytes_, index->size, shards);
   constexpr size_t kMostEarly = 256;  // as many as load_snapshot asks for at once
   for (const auto& f : info_.files) {
-    if (f.path.find('/') != std::string::npos || !f.path.ends_with(".safetensors") || f.path.starts_with("consolidated"))
-      continue;
+    if (!early_read_shard(f)) continue;
     if (batch.size() == kMostEarly) break;
     http::Request r;
     r.url = file_url(f.path);
     r.range_offset = 0;
-    r.range_length = std::min(probe_bytes_, f.size);
+    r.range_length = std::min(probe, f.size);
     r.length_prefixed = true;
     batch.push_back(std::move(r));
     early_paths_.push_back(f.path);
@@ -353,6 +378,7 @@ std::vector<std::string_view> HubSource::take_arrivals(std::vector<size_t> indic
     if (i >= early_paths_.size() || i >= early_responses_.size()) continue;
     http::Response& r = early_responses_[i];
     if ((r.status == 200 || r.status == 206) && r.first_header("x-repo-commit") == info_.commit) {
+      remember_location(early_paths_[i], r);
       early_.insert_or_assign(early_paths_[i], std::move(r));
       taken.push_back(early_paths_[i]);
     }
@@ -376,7 +402,9 @@ bool HubSource::serve_early(const RangeRequest& rr, std::optional<Result<std::st
   if (rr.offset != 0 || !early_read(rr.path, rr.length)) return false;
   auto it = early_.find(rr.path);
   std::string bytes = std::move(it->second.body);
-  if (bytes.size() > rr.length) bytes.resize(static_cast<size_t>(rr.length));
+  // A header read sized from the index may have brought more of the header than asked: all of it
+  // is handed over (the transport already stopped at its end).
+  if (bytes.size() > rr.length && !rr.length_prefixed) bytes.resize(static_cast<size_t>(rr.length));
   early_.erase(it);  // served: the rest of the read-ahead response goes
   slot = std::move(bytes);
   return true;
@@ -396,6 +424,12 @@ std::string HubSource::location() const { return settings_.endpoint + "/" + ref_
 std::string HubSource::file_url(const std::string& path) const {
   const std::string& revision = info_.commit.empty() ? ref_.revision : info_.commit;
   return settings_.endpoint + "/" + ref_.repo_id + "/resolve/" + http::encode_component(revision) + "/" + http::encode_path(path);
+}
+
+void HubSource::remember_location(const std::string& path, const http::Response& r) {
+  // Only a redirect's target: a mirror that serves the bytes itself has nothing to skip.
+  if (r.redirects.empty() || http::origin_of(r.url) == http::origin_of(settings_.endpoint)) return;
+  cdn_locations_.insert_or_assign(path, r.url);
 }
 
 bool HubSource::listed(const std::string& path) const {
@@ -486,8 +520,10 @@ Status HubSource::open(std::optional<RepoInfo> known) {
     prefetched_[path] = std::move(taken.value());
   }
   const http::Response& probed = responses.back();
-  if ((probed.status == 200 || probed.status == 206) && probed.first_header("x-repo-commit") == info_.commit)
+  if ((probed.status == 200 || probed.status == 206) && probed.first_header("x-repo-commit") == info_.commit) {
+    remember_location("model.safetensors", probed);
     early_.emplace("model.safetensors", probed);
+  }
   for (const auto& path : stale) {
     auto again = read_file(path, path.ends_with(".index.json") ? kMaxIndexFile : kMaxSmallFile);
     if (!again) return again.error();
@@ -615,11 +651,16 @@ std::vector<Result<std::string>> HubSource::read_ranges_as_they_arrive(const std
   finish_early_header_reads();
   std::vector<http::Request> batch;
   std::vector<size_t> owner;
+  std::vector<size_t> to_cdn;  // batch entries sent straight to a remembered CDN location
   for (size_t i = 0; i < requests.size(); ++i) {
     const auto& rr = requests[i];
     if (slots[i] || serve_early(rr, slots[i])) continue;
     http::Request r;
     r.url = file_url(rr.path);
+    if (auto known = cdn_locations_.find(rr.path); known != cdn_locations_.end()) {
+      r.url = known->second;
+      to_cdn.push_back(batch.size());
+    }
     r.range_offset = rr.offset;
     r.range_length = rr.length;
     r.length_prefixed = rr.length_prefixed;
@@ -627,6 +668,22 @@ std::vector<Result<std::string>> HubSource::read_ranges_as_they_arrive(const std
     owner.push_back(i);
   }
   auto responses = transport_.perform(batch, "shard headers");
+  // A signed URL can expire, or a CDN refuse it: those reads go through the Hub after all.
+  std::vector<size_t> refused;
+  for (size_t j : to_cdn) {
+    const int status = responses[j].status;
+    if (status != 200 && status != 206 && status != 416) refused.push_back(j);
+  }
+  if (!refused.empty()) {
+    std::vector<http::Request> again;
+    for (size_t j : refused) {
+      cdn_locations_.erase(requests[owner[j]].path);
+      again.push_back(batch[j]);
+      again.back().url = file_url(requests[owner[j]].path);
+    }
+    auto answers = transport_.perform(again, "shard headers");
+    for (size_t k = 0; k < refused.size(); ++k) responses[refused[k]] = std::move(answers[k]);
+  }
   for (size_t j = 0; j < responses.size(); ++j) {
     const auto& rr = requests[owner[j]];
     auto& r = responses[j];

@@ -32,6 +32,10 @@ namespace hfi {
 // request ("repository info", "config.json"); the server's request id is quoted when present.
 Error hub_error(const http::Response& response, const RepoRef& ref, const HubSettings& settings, const std::string& what);
 
+// How many bytes the header reads sent ahead ask of each shard: `default_probe`, or more when the
+// index (`index_bytes` long, over `shards` root-level shards) suggests longer headers.
+uint64_t early_probe_bytes(uint64_t default_probe, uint64_t index_bytes, size_t shards);
+
 // One request: the repository info at `ref.revision` (used alone to revalidate a cached branch).
 Result<RepoInfo> fetch_repo_info(const RepoRef& ref, const HubSettings& settings, http::Transport& transport);
 
@@ -118,6 +122,11 @@ class HubSource final : public Source {
   bool early_done_ = false;       // guarded by arrivals_mutex_: early_thread_ has nothing more to send
   // Set by early_thread_ before it hands over the info's response through info_ready_.
   bool info_parsed_early_ = false;
+  // Where a file's bytes came from when the Hub sent its read to another origin (the CDN's signed
+  // URL, named by the content's hash): the rest of a header longer than the first read is asked
+  // there directly, one round trip instead of two. Used on the calling thread only.
+  std::map<std::string, std::string> cdn_locations_;
+  void remember_location(const std::string& path, const http::Response& r);
   std::promise<http::Response> info_ready_;
   std::vector<std::string> notes_;
   bool cache_warned_ = false;

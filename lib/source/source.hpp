@@ -23,7 +23,8 @@ struct RangeRequest {
   uint64_t offset = 0;
   uint64_t length = 0;  // bytes wanted; fewer come back at end of file
   // The range opens a safetensors file (an 8-byte length N, then the header): a source may stop
-  // after 8 + N bytes.
+  // after 8 + N bytes, and may hand over more than `length` bytes of the header when it read
+  // further ahead (the Hub's reads sized from the index).
   bool length_prefixed = false;
 };
 

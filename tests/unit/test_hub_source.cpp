@@ -14,6 +14,7 @@
 #include "hub/test_hub.hpp"
 #include "source/hub_source.hpp"
 #include "support/fixture_repo.hpp"
+#include "support/run_cli.hpp"
 
 using hfi::testhub::FaultKind;
 using hfi::testhub::TestHub;
@@ -98,4 +99,58 @@ TEST_CASE("hub source: headers read ahead reach the caller as they arrive, befor
   size_t cdn = 0;
   for (const auto& r : hub.requests()) cdn += r.origin == "cdn";
   CHECK(cdn == 5);
+}
+
+TEST_CASE("hub source: the rest of a long header goes to the CDN address, and back to the Hub if refused", "[remote]") {
+  hfi::testhub::Options options;
+  options.fixtures = hfi::testing::fixtures_dir();
+  TestHub hub(options);
+  auto transport = hfi::http::make_curl_transport({});
+  hfi::HubSettings settings;
+  settings.endpoint = hub.endpoint();
+  // One file, model.safetensors, whose header (263,951 bytes) is longer than the first read that
+  // open() sends for it.
+  hfi::HubSource source({"google/gemma-4-E2B-it", "main"}, settings, *transport, nullptr, 100'008);
+  REQUIRE(source.open());
+  const std::string header = hfi::testing::slurp(hfi::testing::fixtures_dir() / "google/gemma-4-E2B-it/model.safetensors.header.json");
+  const std::string expected = hfi::testing::padded_safetensors_prefix(header);
+  REQUIRE(expected.size() > 200'008);
+  auto first = source.read_ranges({{"model.safetensors", 0, 100'008, true}});
+  REQUIRE(first[0]);
+  CHECK(*first[0] == expected.substr(0, 100'008));
+  const size_t hub_reads = hub.requests().size();
+
+  auto count = [&](const std::string& origin) {
+    size_t n = 0;
+    auto log = hub.requests();
+    for (size_t i = hub_reads; i < log.size(); ++i) n += log[i].origin == origin;
+    return n;
+  };
+  // The next 100,000 bytes: one request, to the CDN, none to the Hub.
+  auto second = source.read_ranges({{"model.safetensors", 100'008, 100'000, false}});
+  REQUIRE(second[0]);
+  CHECK(*second[0] == expected.substr(100'008, 100'000));
+  CHECK(count("cdn") == 1);
+  CHECK(count("hub") == 0);
+
+  // The CDN now refuses that address (an expired signature): the read goes through the Hub's
+  // redirect instead, and still brings the right bytes.
+  hub.add_fault({FaultKind::Status, "cdn", "", 403, -1, "", 1, {}});
+  auto third = source.read_ranges({{"model.safetensors", 200'008, expected.size() - 200'008, false}});
+  REQUIRE(third[0]);
+  CHECK(*third[0] == expected.substr(200'008));
+  CHECK(count("cdn") == 3);  // the earlier one, the refusal, the read after the redirect
+  CHECK(count("hub") == 1);
+}
+
+TEST_CASE("hub source: the read-ahead's size follows the index's bytes per shard") {
+  // 1.8 times the index's bytes per shard, plus the 8-byte length, never below the default.
+  // DeepSeek-V3: 8,990,315 / 163 = 55,155 per shard; 1.8 x that is 99,279 + 8, under 100,008.
+  CHECK(hfi::early_probe_bytes(100'008, 8'990'315, 163) == 100'008);
+  // Qwen3-30B-A3B: 1,699,758 / 16 = 106,234 per shard; 106,234 / 5 x 9 = 191,214, + 8. Its
+  // longest header, 156,198 bytes, ends at 156,208.
+  CHECK(hfi::early_probe_bytes(100'008, 1'699'758, 16) == 191'222);
+  // No shard, or an index that would ask for more than 8 MiB per shard.
+  CHECK(hfi::early_probe_bytes(100'008, 1'699'758, 0) == 100'008);
+  CHECK(hfi::early_probe_bytes(100'008, uint64_t{64} << 20, 2) == uint64_t{8} << 20);
 }

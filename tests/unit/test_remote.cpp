@@ -102,6 +102,19 @@ hfi::testhub::VirtualFile shard_from_fixture(const std::string& header_file) {
   return {prefix, size, true};
 }
 
+// How many bytes the first read of `shard` asked for, from the Range it sent to the Hub
+// ("bytes=0-X"), or 0 when there was none.
+uint64_t first_read_bytes(const std::vector<hfi::testhub::RequestRecord>& log, const std::string& shard) {
+  for (const auto& x : log) {
+    if (x.origin != "hub" || !x.path.ends_with("/" + shard) || !x.range.starts_with("bytes=0-")) continue;
+    return std::stoull(x.range.substr(std::string("bytes=0-").size())) + 1;
+  }
+  return 0;
+}
+
+// Where a fixture shard's header ends: the 8-byte length, then the header padded to 8 bytes.
+uint64_t header_end_of(const fs::path& header_file) { return 8 + (fs::file_size(header_file) + 7) / 8 * 8; }
+
 std::string llama_config() { return hfi::testing::slurp(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B/config.json"); }
 
 }  // namespace
@@ -356,17 +369,69 @@ TEST_CASE("a CDN that ignores Range costs only the bytes needed", "[remote]") {
     if (x.origin != "cdn") continue;
     ++cdn;
     CHECK(x.status == 200);
-    // Each shard is about 4 GB; the client stops after its 100,008 bytes. What the server managed
-    // to push into loopback socket buffers before the close is all that left it.
+    // Each shard is about 4 GB; the client stops at the end of its header. What the server
+    // managed to push into loopback socket buffers before the close is all that left it.
     CHECK(x.body_bytes < (16u << 20));
   }
-  // One read per shard, and one more for each shard whose header (padded to 8 bytes) is longer
-  // than the first read's 100,000 header bytes: counted here from the fixture files themselves.
+  // One read per shard, and one more for each shard whose header goes past what its first read
+  // asked for: sizes from the fixture files, asked-for bytes from the Range each read carried.
   size_t long_headers = 0;
-  for (const auto& e : fs::directory_iterator(hfi::testing::fixtures_dir() / "Qwen/Qwen3-30B-A3B"))
-    if (e.path().string().ends_with(".header.json") && (fs::file_size(e.path()) + 7) / 8 * 8 > 100'000) ++long_headers;
-  CHECK(long_headers > 0);
+  for (const auto& e : fs::directory_iterator(hfi::testing::fixtures_dir() / "Qwen/Qwen3-30B-A3B")) {
+    const std::string file = e.path().filename().string();
+    if (!file.ends_with(".header.json")) continue;
+    const std::string shard = file.substr(0, file.size() - std::string(".header.json").size());
+    if (header_end_of(e.path()) > first_read_bytes(log, shard)) ++long_headers;
+  }
   CHECK(cdn == 16 + long_headers);
+
+  // A single file whose header is longer than its first read (263,951 bytes against 100,008):
+  // the second read skips the first 100,008 bytes of the whole file the CDN sends again.
+  hub.clear_requests();
+  auto single = run_cli("google/gemma-4-E2B-it --json", hub_env(hub, fresh_dir("ignore-range-single")));
+  INFO(single.err);
+  REQUIRE(single.code == 0);
+  CHECK(total_params(single.out) == 5'123'178'051ull);  // HUB
+  log = hub.requests();
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn"; }) == 2);  // the first read and the rest
+  for (const auto& x : log)
+    if (x.origin == "cdn") CHECK(x.body_bytes < (16u << 20));
+}
+
+TEST_CASE("long headers: the index sizes the first reads, the rest comes straight from the CDN", "[remote]") {
+  auto options = fixture_hub();
+  options.tokens = {{"hf_public0123456789", {}}};
+  TestHub hub(options);
+  // Qwen3-30B-A3B's 16 shard headers run to 156 KB, past the 100,008 bytes a first read asks
+  // for when nothing says more: its index (1,699,758 bytes for 16 shards) does say more, and
+  // one read per shard is enough.
+  auto moe = run_cli("Qwen/Qwen3-30B-A3B --json", hub_env(hub, fresh_dir("long-moe")));
+  INFO(moe.err);
+  REQUIRE(moe.code == 0);
+  CHECK(total_params(moe.out) == 30'532'122'624ull);
+  auto log = hub.requests();
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn"; }) == 16);
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "hub" && x.status == 302; }) == 16);
+  for (const auto& e : fs::directory_iterator(hfi::testing::fixtures_dir() / "Qwen/Qwen3-30B-A3B")) {
+    const std::string file = e.path().filename().string();
+    if (!file.ends_with(".header.json")) continue;
+    const std::string shard = file.substr(0, file.size() - std::string(".header.json").size());
+    INFO(shard);
+    CHECK(first_read_bytes(log, shard) >= header_end_of(e.path()));
+  }
+
+  // Gemma 4 E2B is one file, with no index to say how long its header is (263,951 bytes): the
+  // rest goes to the CDN address the first read was sent to, without the Hub's redirect again,
+  // and without the token.
+  hub.clear_requests();
+  auto single = run_cli("google/gemma-4-E2B-it --json", hub_env(hub, fresh_dir("long-single"), "HF_TOKEN=hf_public0123456789"));
+  INFO(single.err);
+  REQUIRE(single.code == 0);
+  CHECK(total_params(single.out) == 5'123'178'051ull);  // HUB
+  log = hub.requests();
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn"; }) == 2);
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "hub" && x.path.ends_with("/model.safetensors"); }) == 1);
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn" && !x.authorization.empty(); }) == 0);
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "hub" && x.authorization.empty(); }) == 0);
 }
 
 TEST_CASE("a length-prefixed read keeps the 8 + N bytes of its header and no more", "[remote]") {
