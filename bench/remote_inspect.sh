@@ -179,14 +179,23 @@ run "huggingface.js" "$peer_runs" "${isolated[@]}" node "$peer/parse.mjs" "$endp
 peer_inner="$(json_get wall_ms <"$work/huggingface.js.out" 2>/dev/null)"
 
 # The floor this hub and machine set for any client: curl fetching only what a cold run needs (the
-# repository info, then every shard's first 100,008 bytes through the Hub's 302, all in parallel),
-# parsing nothing. hfinspect's cold wall time minus this row is what its own work costs.
+# repository info, then every shard's header, exactly its 8-byte length and the N bytes of header
+# that the fixture file gives, through the Hub's 302, all in parallel), parsing nothing.
+# hfinspect's cold wall time minus this row is what its own work costs.
 echo "== network floor: curl, no parsing" >&2
 curl -fsS "$endpoint/api/models/$repo" |
   node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{for(const f of JSON.parse(s).siblings||[])if(f.rfilename.endsWith(".safetensors"))console.log(f.rfilename)})' |
-  while read -r shard; do printf 'url = "%s/%s/resolve/%s/%s"\noutput = "/dev/null"\n' "$endpoint" "$repo" "$commit" "$shard"; done >"$work/floor.curl"
+  { sep=""
+    while read -r shard; do
+      last=$(stat -c %s "$root/fixtures/$repo/$shard.header.json")
+      last=$(( (last + 7) / 8 * 8 + 7 ))  # the header is padded to 8 bytes: bytes 0 to 8 + N - 1
+      # One operation per shard (curl's "next"), each with its own range, all in parallel.
+      printf '%surl = "%s/%s/resolve/%s/%s"\nrange = "0-%s"\noutput = "/dev/null"\nlocation\nfail\nsilent\nshow-error\n' \
+        "$sep" "$endpoint" "$repo" "$commit" "$shard" "$last"
+      sep=$'next\n'
+    done; } >"$work/floor.curl"
 run "curl-floor" "$runs" bash -c 'curl -fsS "$1/api/models/$2/revision/main?blobs=true" >/dev/null &&
-  curl -fsS -L -r 0-100007 --parallel --parallel-immediate --parallel-max 512 -K "$3"' _ "$endpoint" "$repo" "$work/floor.curl"
+  curl -sS --no-progress-meter --parallel --parallel-immediate --parallel-max 512 -K "$3"' _ "$endpoint" "$repo" "$work/floor.curl"
 [ -n "$fresh_memory" ] && fresh_after="$("$work/fresh_memory" 64 5)"
 
 echo
@@ -216,7 +225,7 @@ if [ -n "$fresh_memory" ]; then
   echo "$fresh_before" | sed 's/^/  /'
   echo "fresh memory after the rows:"
   echo "$fresh_after" | sed 's/^/  /'
-  echo "(hfinspect's heaps are on 4 KB pages: a cold run touches about 86 MB, some 39 ms of faults at 0.45 ms per MB, 10 of them in the idle wait for the 302s)"
+  echo "(hfinspect's heaps are on 4 KB pages: a cold DeepSeek-V3 run touches about 86 MB, some 39 ms of faults at 0.45 ms per MB, 10 of them in the idle wait for the 302s)"
 else
   echo "(fresh-memory probe not built: $(head -n1 "$work/fresh_memory.err"))"
 fi
