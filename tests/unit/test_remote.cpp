@@ -112,8 +112,17 @@ uint64_t first_read_bytes(const std::vector<hfi::testhub::RequestRecord>& log, c
   return 0;
 }
 
-// Where a fixture shard's header ends: the 8-byte length, then the header padded to 8 bytes.
-uint64_t header_end_of(const fs::path& header_file) { return 8 + (fs::file_size(header_file) + 7) / 8 * 8; }
+// Each shard of a fixture repository, with where its header ends: the 8-byte length, then the
+// header padded to 8 bytes (sizes from the fixture's header files).
+std::vector<std::pair<std::string, uint64_t>> shard_header_ends(const std::string& repo) {
+  const std::string suffix = ".header.json";
+  std::vector<std::pair<std::string, uint64_t>> out;
+  for (const auto& e : fs::directory_iterator(hfi::testing::fixtures_dir() / repo)) {
+    const std::string file = e.path().filename().string();
+    if (file.ends_with(suffix)) out.push_back({file.substr(0, file.size() - suffix.size()), 8 + (fs::file_size(e.path()) + 7) / 8 * 8});
+  }
+  return out;
+}
 
 std::string llama_config() { return hfi::testing::slurp(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B/config.json"); }
 
@@ -376,12 +385,8 @@ TEST_CASE("a CDN that ignores Range costs only the bytes needed", "[remote]") {
   // One read per shard, and one more for each shard whose header goes past what its first read
   // asked for: sizes from the fixture files, asked-for bytes from the Range each read carried.
   size_t long_headers = 0;
-  for (const auto& e : fs::directory_iterator(hfi::testing::fixtures_dir() / "Qwen/Qwen3-30B-A3B")) {
-    const std::string file = e.path().filename().string();
-    if (!file.ends_with(".header.json")) continue;
-    const std::string shard = file.substr(0, file.size() - std::string(".header.json").size());
-    if (header_end_of(e.path()) > first_read_bytes(log, shard)) ++long_headers;
-  }
+  for (const auto& [shard, end] : shard_header_ends("Qwen/Qwen3-30B-A3B"))
+    if (end > first_read_bytes(log, shard)) ++long_headers;
   CHECK(cdn == 16 + long_headers);
 
   // A single file whose header is longer than its first read (263,951 bytes against 100,008):
@@ -411,12 +416,11 @@ TEST_CASE("long headers: the index sizes the first reads, the rest comes straigh
   auto log = hub.requests();
   CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn"; }) == 16);
   CHECK(count_if(log, [](const auto& x) { return x.origin == "hub" && x.status == 302; }) == 16);
-  for (const auto& e : fs::directory_iterator(hfi::testing::fixtures_dir() / "Qwen/Qwen3-30B-A3B")) {
-    const std::string file = e.path().filename().string();
-    if (!file.ends_with(".header.json")) continue;
-    const std::string shard = file.substr(0, file.size() - std::string(".header.json").size());
+  const auto ends = shard_header_ends("Qwen/Qwen3-30B-A3B");
+  CHECK(ends.size() == 16);
+  for (const auto& [shard, end] : ends) {
     INFO(shard);
-    CHECK(first_read_bytes(log, shard) >= header_end_of(e.path()));
+    CHECK(first_read_bytes(log, shard) >= end);
   }
 
   // Gemma 4 E2B is one file, with no index to say how long its header is (263,951 bytes): the
