@@ -275,8 +275,9 @@ uint64_t early_probe_bytes(uint64_t default_probe, uint64_t index_bytes, size_t 
   // asks for no more than before. A longer header still gets a second read.
   constexpr uint64_t kMostEarlyProbe = uint64_t{8} << 20;
   if (shards == 0) return default_probe;
-  const uint64_t estimate = index_bytes / shards / 5 * 9 + 8;  // 1.8 x, no overflow for any real size
-  return std::max(default_probe, std::min(estimate, kMostEarlyProbe));
+  // The listing's sizes come from the server: a per-shard share past the cap is not multiplied.
+  const uint64_t per_shard = std::min(index_bytes / shards, kMostEarlyProbe);
+  return std::max(default_probe, std::min(per_shard / 5 * 9 + 8, kMostEarlyProbe));
 }
 
 std::vector<http::Request> HubSource::early_header_batch() {

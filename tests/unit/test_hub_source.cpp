@@ -153,4 +153,7 @@ TEST_CASE("hub source: the read-ahead's size follows the index's bytes per shard
   // No shard, or an index that would ask for more than 8 MiB per shard.
   CHECK(hfi::early_probe_bytes(100'008, 1'699'758, 0) == 100'008);
   CHECK(hfi::early_probe_bytes(100'008, uint64_t{64} << 20, 2) == uint64_t{8} << 20);
+  // A listing's sizes are the server's word: 10,248,191,152,060,862,010 / 5 x 9 is 2^64 + 2, and
+  // must not wrap around to a small read.
+  CHECK(hfi::early_probe_bytes(100'008, 10'248'191'152'060'862'010ull, 1) == uint64_t{8} << 20);
 }
