@@ -460,11 +460,16 @@ Status HubSource::open(std::optional<RepoInfo> known) {
     r.max_body = path.ends_with(".index.json") ? kMaxIndexFile : kMaxSmallFile;
     files.push_back(r);
   }
-  // Single-file repositories are common: read model.safetensors's header now rather than a round later.
+  // Single-file repositories are common: read model.safetensors's header now rather than a round
+  // later. Nothing says yet how long it is, and quantized single files carry long ones (GPTQ, AWQ
+  // and bitsandbytes uploads under fixtures/: 105-168 KB; Gemma 4 E2B: 264 KB). It is one request
+  // (a sharded repository answers it with a 404), and the read stops at the header's end, so it
+  // asks for up to 512 KiB.
+  constexpr uint64_t kSingleFileProbe = (uint64_t{512} << 10) + 8;
   http::Request probe;
   probe.url = file_url("model.safetensors");
   probe.range_offset = 0;
-  probe.range_length = probe_bytes_;
+  probe.range_length = std::max(probe_bytes_, kSingleFileProbe);
   probe.length_prefixed = true;
   files.push_back(probe);
 

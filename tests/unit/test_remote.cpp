@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -125,6 +126,19 @@ std::vector<std::pair<std::string, uint64_t>> shard_header_ends(const std::strin
 }
 
 std::string llama_config() { return hfi::testing::slurp(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B/config.json"); }
+
+// A repository of one model.safetensors whose header is longer than any first read: 8,000
+// two-element F32 tensors with long names, about 1.1 MB of header, 16,000 parameters.
+std::map<std::string, hfi::testhub::VirtualFile> long_header_repo() {
+  std::string header = R"({"__metadata__":{"format":"pt"})";
+  for (int i = 0; i < 8000; ++i)
+    header += ",\"model.layers." + std::to_string(i) + ".a_tensor_whose_name_is_long_enough_to_make_the_header_long.weight\":" +
+              R"({"dtype":"F32","shape":[2],"data_offsets":[)" + std::to_string(8 * i) + "," + std::to_string(8 * i + 8) + "]}";
+  header += "}";
+  std::string prefix = hfi::testing::padded_safetensors_prefix(header);
+  const uint64_t size = prefix.size() + 8 * 8000;
+  return {{"config.json", regular(llama_config())}, {"model.safetensors", {std::move(prefix), size, true}}};
+}
 
 }  // namespace
 
@@ -389,20 +403,21 @@ TEST_CASE("a CDN that ignores Range costs only the bytes needed", "[remote]") {
     if (end > first_read_bytes(log, shard)) ++long_headers;
   CHECK(cdn == 16 + long_headers);
 
-  // A single file whose header is longer than its first read (263,951 bytes against 100,008):
-  // the second read skips the first 100,008 bytes of the whole file the CDN sends again.
+  // A single file whose header is longer than its first read: the second read skips what the
+  // first one had of the whole file the CDN sends again.
+  hub.add_repo("test/long-header", long_header_repo());
   hub.clear_requests();
-  auto single = run_cli("google/gemma-4-E2B-it --json", hub_env(hub, fresh_dir("ignore-range-single")));
+  auto single = run_cli("test/long-header --json", hub_env(hub, fresh_dir("ignore-range-single")));
   INFO(single.err);
   REQUIRE(single.code == 0);
-  CHECK(total_params(single.out) == 5'123'178'051ull);  // HUB
+  CHECK(total_params(single.out) == 16'000ull);  // 8,000 tensors of 2
   log = hub.requests();
   CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn"; }) == 2);  // the first read and the rest
   for (const auto& x : log)
     if (x.origin == "cdn") CHECK(x.body_bytes < (16u << 20));
 }
 
-TEST_CASE("long headers: the index sizes the first reads, the rest comes straight from the CDN", "[remote]") {
+TEST_CASE("long headers: first reads sized to cover them, the rest straight from the CDN", "[remote]") {
   auto options = fixture_hub();
   options.tokens = {{"hf_public0123456789", {}}};
   TestHub hub(options);
@@ -424,13 +439,24 @@ TEST_CASE("long headers: the index sizes the first reads, the rest comes straigh
   }
 
   // Gemma 4 E2B is one file, with no index to say how long its header is (263,951 bytes): the
-  // rest goes to the CDN address the first read was sent to, without the Hub's redirect again,
-  // and without the token.
+  // read sent with the repository info, before anything is known, covers it.
   hub.clear_requests();
-  auto single = run_cli("google/gemma-4-E2B-it --json", hub_env(hub, fresh_dir("long-single"), "HF_TOKEN=hf_public0123456789"));
+  auto gemma = run_cli("google/gemma-4-E2B-it --json", hub_env(hub, fresh_dir("long-gemma")));
+  INFO(gemma.err);
+  REQUIRE(gemma.code == 0);
+  CHECK(total_params(gemma.out) == 5'123'178'051ull);  // HUB
+  log = hub.requests();
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn"; }) == 1);
+  CHECK(count_if(log, [](const auto& x) { return x.origin == "hub" && x.path.ends_with("/model.safetensors"); }) == 1);
+
+  // A single file whose header is longer than that: the rest goes to the CDN address the first
+  // read was sent to, without the Hub's redirect again, and without the token.
+  hub.add_repo("test/long-header", long_header_repo());
+  hub.clear_requests();
+  auto single = run_cli("test/long-header --json", hub_env(hub, fresh_dir("long-single"), "HF_TOKEN=hf_public0123456789"));
   INFO(single.err);
   REQUIRE(single.code == 0);
-  CHECK(total_params(single.out) == 5'123'178'051ull);  // HUB
+  CHECK(total_params(single.out) == 16'000ull);  // 8,000 tensors of 2
   log = hub.requests();
   CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn"; }) == 2);
   CHECK(count_if(log, [](const auto& x) { return x.origin == "hub" && x.path.ends_with("/model.safetensors"); }) == 1);
@@ -483,7 +509,12 @@ TEST_CASE("a header declaring 2^40 bytes ends with exit 5 at once", "[remote]") 
   CHECK_THAT(r.err, Catch::Contains("model.safetensors"));
   auto log = hub.requests();
   CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn"; }) == 1);
-  for (const auto& x : log) CHECK(x.body_bytes <= 100'008u + 4096u);
+  // One read, of what the client asked for before it knew anything: under 1 MiB, and nothing
+  // past it.
+  const uint64_t asked = first_read_bytes(log, "model.safetensors");
+  CHECK(asked > 8);
+  CHECK(asked <= (1u << 20));
+  for (const auto& x : log) CHECK(x.body_bytes <= asked + 4096u);
 }
 
 TEST_CASE("transient failures are retried: 429 with Retry-After, 500, a reset", "[remote]") {
