@@ -22,7 +22,7 @@ pid_t exiting_pid = 0;
 // Only raw system calls: the heir shares the exiting thread's thread-local storage and heap, so
 // it must not touch either (errno included: syscall() writes it only on failure, when the value no
 // longer matters). No sanitizer instrumentation either: the sanitizers do not know this stack.
-[[gnu::no_sanitize_address, gnu::no_sanitize_undefined]] int heir_main(void*) {
+__attribute__((no_sanitize("address", "undefined"))) int heir_main(void*) {
   syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   // The parent may have gone between clone() and prctl(): then no signal would come.
   if (syscall(SYS_getppid) == exiting_pid)
