@@ -36,7 +36,11 @@ __attribute__((no_sanitize("address", "undefined"))) int heir_main(void*) {
 pid_t start_teardown_heir() {
   // Descriptors first: a pipe the caller reads must reach end-of-file when this process exits,
   // not when the heir does. Without close_range (Linux 5.9+) there is no cheap way to be sure.
+#ifdef SYS_close_range
   if (syscall(SYS_close_range, 0u, ~0u, 0u) != 0) return -1;
+#else
+  return -1;
+#endif
   exiting_pid = getpid();
   // CLONE_FILES: the heir shares the (now empty) descriptor table instead of copying it.
   // No exit signal: the exiting process will not wait for it; init reaps it.

@@ -42,6 +42,7 @@ bool write_atomically(const fs::path& target, const std::vector<std::string_view
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     for (std::string_view part : parts) out.write(part.data(), static_cast<std::streamsize>(part.size()));
+    out.close();  // the last buffer is written here: a full disk shows now, not after the rename
     if (!out) {
       fs::remove(tmp, ec);
       return false;
