@@ -25,8 +25,10 @@ pid_t exiting_pid = 0;
 __attribute__((no_sanitize("address", "undefined"))) int heir_main(void*) {
   syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   // The parent may have gone between clone() and prctl(): then no signal would come.
+  // ppoll with nothing to watch and no timeout sleeps until a signal (pause() is not a system
+  // call on every architecture).
   if (syscall(SYS_getppid) == exiting_pid)
-    for (;;) syscall(SYS_pause);
+    for (;;) syscall(SYS_ppoll, nullptr, 0, nullptr, nullptr, 0);
   syscall(SYS_exit, 0);
   return 0;
 }
