@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <functional>
 
 #include "core/checked.hpp"
@@ -49,36 +50,48 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 
-// Checks one tensor entry's values and builds it. Error strings are built only on the error paths:
-// this runs for every tensor of every shard.
-Result<TensorInfo> make_tensor(std::string_view key, std::string_view dtype_text, std::span<const uint64_t> dims, uint64_t begin,
-                               uint64_t end, std::string_view file) {
-  auto fail = [&](std::string_view field, const std::string& message) {
-    return malformed(std::string(file), std::string(key) + std::string(field), message);
-  };
-  TensorInfo t;
-  auto parsed = parse_dtype(dtype_text);
-  if (!parsed) return fail(".dtype", "unknown dtype \"" + std::string(dtype_text) + "\"");
-  t.dtype = *parsed;
+// Checks one tensor entry's values and fills `t` with them; on a bad value, says which field and
+// why. The message is built only on that path: this runs for every tensor of every shard.
+struct BadField {
+  std::string_view field;
+  std::string message;
+};
+std::optional<BadField> fill_tensor(TensorInfo& t, std::string_view key, Dtype dtype, std::span<const uint64_t> dims,
+                                    uint64_t begin, uint64_t end) {
+  t.dtype = dtype;
   t.elements = 1;
   for (uint64_t d : dims) {
     auto product = checked_mul(t.elements, d);
-    if (!product) return fail(".shape", "element count overflows 64 bits");
+    if (!product) return BadField{".shape", "element count overflows 64 bits"};
     t.elements = *product;
   }
-  if (end < begin) return fail(".data_offsets", "end offset is before begin offset");
+  if (end < begin) return BadField{".data_offsets", "end offset is before begin offset"};
   t.begin = begin;
   t.end = end;
   auto bits = checked_mul(t.elements, dtype_bits(t.dtype));
-  if (!bits) return fail(".shape", "byte size overflows 64 bits");
-  if (*bits % 8 != 0) return fail(".shape", "sub-byte tensor does not fill a whole number of bytes");
+  if (!bits) return BadField{".shape", "byte size overflows 64 bits"};
+  if (*bits % 8 != 0) return BadField{".shape", "sub-byte tensor does not fill a whole number of bytes"};
   if (t.end - t.begin != *bits / 8)
-    return fail(".data_offsets", "spans " + std::to_string(t.end - t.begin) + " bytes but " + std::to_string(t.elements) +
-                                     " elements of " + std::string(dtype_name(t.dtype)) + " need " +
-                                     std::to_string(*bits / 8));
+    return BadField{".data_offsets", "spans " + std::to_string(t.end - t.begin) + " bytes but " + std::to_string(t.elements) +
+                                         " elements of " + std::string(dtype_name(t.dtype)) + " need " + std::to_string(*bits / 8)};
   t.shape.assign(dims.begin(), dims.end());
   t.name = key;  // a view into the text being parsed until own_names()
-  return t;
+  return std::nullopt;
+}
+
+// A field name against a short literal, compared inline: a library call per field was a tenth of
+// reading a shard header.
+template <size_t N>
+bool is(std::string_view text, const char (&literal)[N]) {
+  return text.size() == N - 1 && std::memcmp(text.data(), literal, N - 1) == 0;
+}
+
+// Two dtype names (a few bytes each), compared inline for the same reason.
+bool same_short_text(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
 }
 
 // Reads one tensor entry from the simdjson DOM.
@@ -90,9 +103,9 @@ Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string
   // One pass over the entry's fields rather than three keyed lookups.
   std::optional<element> dtype, shape, offsets;
   for (auto [name, value] : simdjson::dom::object(entry)) {
-    if (name == "dtype") dtype = value;
-    else if (name == "shape") shape = value;
-    else if (name == "data_offsets") offsets = value;
+    if (is(name, "dtype")) dtype = value;
+    else if (is(name, "shape")) shape = value;
+    else if (is(name, "data_offsets")) offsets = value;
   }
   std::string_view dtype_text;
   if (!dtype || dtype->get_string().get(dtype_text)) return fail(".dtype", "missing or not a string");
@@ -118,7 +131,9 @@ Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string
   ++it;
   auto end = whole_number(*it);
   if (!begin || !end) return fail(".data_offsets", "offsets must be non-negative integers");
-  return make_tensor(key, dtype_text, values, *begin, *end, file);
+  TensorInfo t;
+  if (auto bad = fill_tensor(t, key, *parse_dtype(dtype_text), values, *begin, *end)) return fail(bad->field, bad->message);
+  return t;
 }
 
 constexpr size_t kHeaderDepth = 16;
@@ -141,11 +156,15 @@ bool read_plain_entries(std::string_view text, const std::string& f, Safetensors
   if (!c.consume('{') || c.consume('}')) return false;
   std::array<uint64_t, 8> dims{};
   bool saw_metadata = false;
+  // A header names few dtypes (FP8 checkpoints alternate F8_E4M3 weights and F32 scales): the
+  // ones seen so far are tried first.
+  std::array<std::pair<std::string_view, Dtype>, 4> seen_dtypes;
+  size_t seen_dtype_count = 0;
   do {
     std::string_view key;
     if (!c.plain_string(key) || !c.consume(':')) return false;
     keys.push_back(key);
-    if (key == "__metadata__") {
+    if (is(key, "__metadata__")) {
       std::string_view value;
       if (saw_metadata || !c.skip_value(value, static_cast<int>(kHeaderDepth) - 2)) return false;
       saw_metadata = true;
@@ -162,10 +181,10 @@ bool read_plain_entries(std::string_view text, const std::string& f, Safetensors
     do {
       std::string_view field;
       if (!c.plain_string(field) || !c.consume(':')) return false;
-      if (field == "dtype") {
+      if (is(field, "dtype")) {
         if ((seen & 1) || !c.plain_string(dtype)) return false;
         seen |= 1;
-      } else if (field == "shape") {
+      } else if (is(field, "shape")) {
         if ((seen & 2) || !c.consume('[')) return false;
         seen |= 2;
         if (!c.consume(']')) {
@@ -174,7 +193,7 @@ bool read_plain_entries(std::string_view text, const std::string& f, Safetensors
           } while (c.consume(','));
           if (!c.consume(']')) return false;
         }
-      } else if (field == "data_offsets") {
+      } else if (is(field, "data_offsets")) {
         if ((seen & 4) || !c.consume('[') || !c.unsigned_integer(begin) || !c.consume(',') || !c.unsigned_integer(end) ||
             !c.consume(']'))
           return false;
@@ -184,9 +203,17 @@ bool read_plain_entries(std::string_view text, const std::string& f, Safetensors
       }
     } while (c.consume(','));
     if (seen != 7 || !c.consume('}')) return false;
-    auto t = make_tensor(key, dtype, std::span<const uint64_t>(dims.data(), rank), begin, end, f);
-    if (!t) return false;
-    h.tensors.push_back(std::move(t.value()));
+    size_t known = 0;
+    while (known < seen_dtype_count && !same_short_text(dtype, seen_dtypes[known].first)) ++known;
+    if (known == seen_dtype_count) {
+      auto parsed = parse_dtype(dtype);
+      if (!parsed) return false;
+      known = std::min(seen_dtype_count, seen_dtypes.size() - 1);  // past four, the last slot is reused
+      seen_dtypes[known] = {dtype, *parsed};
+      seen_dtype_count = known + 1;
+    }
+    if (fill_tensor(h.tensors.emplace_back(), key, seen_dtypes[known].second, std::span<const uint64_t>(dims.data(), rank), begin, end))
+      return false;
   } while (c.consume(','));
   return c.consume('}') && c.at_end();
 }

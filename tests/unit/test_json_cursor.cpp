@@ -77,7 +77,18 @@ TEST_CASE("json cursor: unsigned integers in plain notation") {
   REQUIRE(ok.unsigned_integer(v));
   CHECK(v == UINT64_MAX);
   CHECK(ok.at_end());
-  for (const char* bad : {"18446744073709551616", "01", "-1", "1.0", "1e3", "1E3", "", "x"}) {
+  // Nineteen digits are read without an overflow test; the twentieth is tested; a twenty-first never fits.
+  for (auto [text, value] : {std::pair<const char*, uint64_t>{"1234567890123456789", 1234567890123456789ull},
+                             {"10000000000000000000", 10000000000000000000ull},
+                             {"18446744073709551614", UINT64_MAX - 1}}) {
+    INFO(text);
+    JsonCursor c(text);
+    REQUIRE(c.unsigned_integer(v));
+    CHECK(v == value);
+    CHECK(c.at_end());
+  }
+  for (const char* bad : {"18446744073709551616", "99999999999999999999", "184467440737095516150", "100000000000000000000",
+                          "01", "-1", "1.0", "1e3", "1E3", "", "x"}) {
     INFO(bad);
     JsonCursor c(bad);
     CHECK_FALSE(c.unsigned_integer(v));
@@ -150,6 +161,13 @@ TEST_CASE("header: the cursor path gives the full parser's answer") {
            R"({"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}} ])",
            R"({})",
            R"({"a":[]})",
+           R"({"a":{"dtype":"","shape":[2],"data_offsets":[0,4]}})",                          // empty dtype
+           // More dtypes than the cursor keeps at hand (four), some coming back after others.
+           R"({"a":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[0,2]},"b":{"dtype":"F32","shape":[2],"data_offsets":[2,10]},)"
+           R"("c":{"dtype":"BF16","shape":[2],"data_offsets":[10,14]},"d":{"dtype":"I32","shape":[2],"data_offsets":[14,22]},)"
+           R"("e":{"dtype":"U8","shape":[2],"data_offsets":[22,24]},"f":{"dtype":"F64","shape":[2],"data_offsets":[24,40]},)"
+           R"("g":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[40,42]},"h":{"dtype":"F16","shape":[2],"data_offsets":[42,46]},)"
+           R"("i":{"dtype":"F32","shape":[2],"data_offsets":[46,54]},"j":{"dtype":"Q9","shape":[2],"data_offsets":[54,56]}})",
        }) {
     same_header(json);
     same_header(json, 8 + json.size() + 4);
@@ -170,4 +188,33 @@ TEST_CASE("index and header: every fixture reads the same both ways") {
   }
   CHECK(indexes > 40);
   CHECK(headers > 400);
+}
+
+TEST_CASE("header: every tensor keeps its own dtype when a header mixes many") {
+  // More dtypes than the cursor keeps at hand (four), returning after others, with neighbours of
+  // the same name length and width (F32, I32, U32): a dtype mistaken for another of its width
+  // would still add up, so the names are checked one by one. Widths from the safetensors format.
+  const std::vector<std::pair<std::string, uint64_t>> entries = {
+      {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"F32", 4}, {"I32", 4}, {"U32", 4}, {"BF16", 2}, {"F16", 2}, {"I16", 2},
+      {"F64", 8},     {"I64", 8},     {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"I32", 4}, {"F32", 4}, {"U16", 2},
+  };
+  std::string json = "{";
+  uint64_t at = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    uint64_t end = at + 3 * entries[i].second;
+    json += std::string(i ? "," : "") + "\"t" + std::to_string(10 + i) + "\":{\"dtype\":\"" + entries[i].first +
+            "\",\"shape\":[3],\"data_offsets\":[" + std::to_string(at) + "," + std::to_string(end) + "]}";
+    at = end;
+  }
+  json += "}";
+  std::string bytes = hfi::testing::safetensors_prefix(json);
+  auto h = hfi::parse_safetensors_header(hfi::testing::bytes_of(bytes), "m.safetensors", std::nullopt);
+  REQUIRE(h);
+  REQUIRE(h->tensors.size() == entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    INFO(i);
+    CHECK(hfi::dtype_name(h->tensors[i].dtype) == entries[i].first);
+    CHECK(h->tensors[i].bytes() == 3 * entries[i].second);
+  }
+  CHECK(h->data_bytes == at);
 }
