@@ -79,6 +79,10 @@ count_requests() { curl -fsS "$endpoint/_testhub/requests" | node -e 'let s="";p
 # Connections the last run opened to each origin, and the protocols it spoke.
 count_connections() { curl -fsS "$endpoint/_testhub/requests" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const r=JSON.parse(s);const n=o=>new Set(r.filter(x=>x.origin===o).map(x=>x.connection)).size;console.log(`${n("hub")} to the hub, ${n("cdn")} to the CDN, ${[...new Set(r.map(x=>x.protocol))].join("+")}`)})'; }
 reset_log() { curl -fsS -X POST "$endpoint/_testhub/reset" >/dev/null; }
+# When the hub answered the last run's shard redirects and its CDN answered the header reads: the
+# latest of each, in ms after the run's first request reached the hub (the log's received_us and
+# answered_us). Prints "REDIRECTS CDN".
+hub_stages() { curl -fsS "$endpoint/_testhub/requests" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const r=JSON.parse(s);const t0=Math.min(...r.map(x=>x.received_us));const last=f=>Math.max(...r.filter(f).map(x=>x.answered_us))-t0;console.log(((last(x=>x.origin==="hub"&&x.status===302))/1000).toFixed(1)+" "+((last(x=>x.origin==="cdn"))/1000).toFixed(1))})'; }
 # now_ms VAR: the clock in ms into VAR, read by bash itself. $(date ...) forked a subshell and a
 # process at each end of a timed run: 3-4 ms of the harness inside every figure (timing /bin/true
 # read 3-4 ms that way, 0 this way).
@@ -97,6 +101,7 @@ peer_runs="${PEER_RUNS:-3}"  # the peer takes seconds a run
 pause_ms="${PAUSE_MS:-1000}"
 pause() { [ "$pause_ms" -gt 0 ] && sleep "$(awk -v m="$pause_ms" 'BEGIN { printf "%.3f", m / 1000 }')"; return 0; }
 rows=()    # "tool|requests|hub|cdn|median_ms|min_ms|max_ms|runs|peak_kb|note"
+stages=()  # "tool REDIRECTS_MS CDN_MS WALL_MS", one per timed cold run of hfinspect and curl-floor
 # run NAME N [--fresh-cache] COMMAND... : N runs, each with the request log reset (and, with
 # --fresh-cache, an empty $cache). Records the median, fastest and slowest wall time, the largest
 # peak RSS, and the requests of the last run. A failing run ends the row.
@@ -119,6 +124,7 @@ run() {
     now_ms t1
     [ "$rc" -eq 0 ] || break
     walls+=($((t1 - t0)))
+    if [ "$name" = hfinspect-cold ] || [ "$name" = curl-floor ]; then stages+=("$name $(hub_stages) $((t1 - t0))"); fi
     kb=$(tail -n1 "$work/rss")
     [ "${kb:-0}" -gt "$peak" ] && peak=$kb
   done
@@ -218,6 +224,13 @@ for row in "${rows[@]}"; do
 done
 echo "(wall_ms is the median of the runs; rounds = wall_ms / ${latency_ms} ms; peak_MB is the largest of the runs)"
 [ -n "$peer_inner" ] && echo "(huggingface.js inside node, without process start-up: ${peer_inner} ms)"
+# The hub's side of the cold runs: how long its own pipeline took, and what each client added.
+for tool in hfinspect-cold curl-floor; do
+  printf '%s\n' "${stages[@]}" | awk -v t="$tool" '
+    function median(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x } return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    $1 == t { n++; r[n] = $2; c[n] = $3; rest[n] = $4 - $3 }
+    END { if (n) printf "(%s, hub side, medians of %d runs: the last shard redirect answered %.1f ms and the last CDN header read %.1f ms after the first request reached the hub; the wall time past that, %.1f ms, is the client'"'"'s own start-up and its work after the last answer)\n", t, n, median(r, n), median(c, n), median(rest, n) }'
+done
 echo "(connections, last cold run: HTTP/1.1 ${conn_h1:-?}; over TLS ${conn_h2:-?})"
 echo "(huggingface.js runs in the clear: its fetch (undici) offers only HTTP/1.1, and the hub's TLS listener only h2)"
 if [ -n "$fresh_memory" ]; then

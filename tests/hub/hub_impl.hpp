@@ -31,6 +31,7 @@ struct RequestContext {
   bool tls = false;             // came over TLS: a 302 to the CDN points at its TLS listener
   std::string protocol;         // "HTTP/1.1", "HTTP/2", ...
   uint64_t connection = 0;
+  std::chrono::steady_clock::time_point received;
   bool ignore_range = false;    // IgnoreRange fault
   bool reset_mid_body = false;  // ResetMidBody fault
   std::shared_ptr<std::atomic<uint64_t>> body_bytes;
@@ -108,6 +109,9 @@ struct TestHub::Impl {
   bool serve_control(const http::Request& req, http::Responder responder);  // false: not a control route
   void log_routed(const std::string& origin, const http::Request& req, const http::Response& res);
   void log_unrouted(const std::string& origin, const http::Request& req, int status);
+  uint64_t since_start(std::chrono::steady_clock::time_point t) const {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(t - started).count());
+  }
   void add_common_headers(const http::Request& req, http::Response& res, const std::string& origin);
 
   // Bodies (hub_files.cpp). Every body is a window of a virtual file that the server streams, so

@@ -135,6 +135,7 @@ void TestHub::Impl::on_request(const std::string& origin, http::Request&& req, h
   wait_for_addresses();
   if (origin == "hub" && serve_control(req, responder)) return;
   RequestContext ctx;
+  ctx.received = std::chrono::steady_clock::now();
   size_t q = req.target.find('?');
   ctx.origin = origin;
   ctx.raw_path = req.target.substr(0, q);
@@ -218,6 +219,8 @@ void TestHub::Impl::log_routed(const std::string& origin, const http::Request& r
   e.record.status = res.status;
   e.record.protocol = ctx.protocol;
   e.record.connection = ctx.connection;
+  e.record.received_us = since_start(ctx.received);
+  e.record.answered_us = since_start(std::chrono::steady_clock::now());
   e.body_bytes = ctx.body_bytes;
   std::lock_guard lock(log_mutex);
   log.push_back(std::move(e));
@@ -239,6 +242,7 @@ void TestHub::Impl::log_unrouted(const std::string& origin, const http::Request&
   e.record.authorization = req.get_header_value("Authorization");
   e.record.user_agent = req.get_header_value("User-Agent");
   e.record.body_bytes = req.method == "HEAD" ? 0 : std::string_view(util::reason_phrase(status)).size();
+  e.record.received_us = e.record.answered_us = since_start(std::chrono::steady_clock::now());
   std::lock_guard lock(log_mutex);
   log.push_back(std::move(e));
 }
@@ -390,6 +394,8 @@ std::string requests_to_json(const std::vector<RequestRecord>& records) {
     w.key("body_bytes").value(r.body_bytes);
     w.key("protocol").value(r.protocol);
     w.key("connection").value(r.connection);
+    w.key("received_us").value(r.received_us);
+    w.key("answered_us").value(r.answered_us);
     w.end_object();
   }
   w.end_array();

@@ -30,6 +30,10 @@ struct RequestRecord {
   uint64_t body_bytes = 0;    // body bytes actually handed to the socket (short when the client aborted)
   std::string protocol;       // "HTTP/1.1", "HTTP/1.0" or "HTTP/2"
   uint64_t connection = 0;    // which connection of its origin carried it (ids are per hub, never reused)
+  // When the request was read and when its answer was handed to the server (after the latency),
+  // in microseconds since the hub started: where a client's run waited on the hub.
+  uint64_t received_us = 0;
+  uint64_t answered_us = 0;
 };
 
 enum class FaultKind {

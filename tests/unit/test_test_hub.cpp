@@ -653,5 +653,20 @@ TEST_CASE("test hub: request log keeps Authorization per origin; ids, renames, r
     auto r = client(slow_hub.endpoint())->Get("/api/models/nobody/nothing");
     REQUIRE(r);
     CHECK(std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(120));
+    // The log says when each request came in and when its answer left: the latency apart, and a
+    // request sent after the answer to the one before comes in after that answer left.
+    auto again = client(slow_hub.endpoint())->Get("/api/models/nobody/nothing");
+    REQUIRE(again);
+    auto log = slow_hub.requests();
+    REQUIRE(log.size() == 2);
+    for (const auto& e : log) {
+      CHECK(e.answered_us - e.received_us >= 120'000);
+      CHECK(e.answered_us - e.received_us < 5'000'000);
+    }
+    CHECK(log[1].received_us >= log[0].answered_us);
+    auto json = client(slow_hub.endpoint())->Get("/_testhub/requests");
+    REQUIRE(json);
+    CHECK(json->body.find("\"received_us\":" + std::to_string(log[0].received_us) + ",\"answered_us\":" +
+                          std::to_string(log[0].answered_us)) != std::string::npos);
   }
 }
