@@ -124,6 +124,8 @@ run() {
     now_ms t1
     [ "$rc" -eq 0 ] || break
     walls+=($((t1 - t0)))
+    # Read after the timed part (about 50 ms of node): with PAUSE_MS=0 these two rows are then not
+    # quite back to back, which the hfinspect-cold-b2b row still is.
     if [ "$name" = hfinspect-cold ] || [ "$name" = curl-floor ]; then stages+=("$name $(hub_stages) $((t1 - t0))"); fi
     kb=$(tail -n1 "$work/rss")
     [ "${kb:-0}" -gt "$peak" ] && peak=$kb
