@@ -109,7 +109,8 @@ Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string
   }
   std::string_view dtype_text;
   if (!dtype || dtype->get_string().get(dtype_text)) return fail(".dtype", "missing or not a string");
-  if (!parse_dtype(dtype_text)) return fail(".dtype", "unknown dtype \"" + std::string(dtype_text) + "\"");
+  auto parsed_dtype = parse_dtype(dtype_text);
+  if (!parsed_dtype) return fail(".dtype", "unknown dtype \"" + std::string(dtype_text) + "\"");
   simdjson::dom::array dims;
   if (!shape || shape->get_array().get(dims)) return fail(".shape", "missing or not an array");
   std::vector<uint64_t> values;
@@ -132,7 +133,7 @@ Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string
   auto end = whole_number(*it);
   if (!begin || !end) return fail(".data_offsets", "offsets must be non-negative integers");
   TensorInfo t;
-  if (auto bad = fill_tensor(t, key, *parse_dtype(dtype_text), values, *begin, *end)) return fail(bad->field, bad->message);
+  if (auto bad = fill_tensor(t, key, *parsed_dtype, values, *begin, *end)) return fail(bad->field, bad->message);
   return t;
 }
 
