@@ -88,7 +88,7 @@ std::optional<Snapshot> reference_snapshot(std::string_view repo) {
     auto parsed = ModelConfig::parse(ref.text, std::string(repo) + "/config.json");
     if (!parsed) return std::nullopt;
     Snapshot s;
-    s.source_kind = "bundled reference";
+    s.source_kind = SourceKind::BundledReference;
     s.location = std::string(repo);
     s.config = std::move(parsed.value());
     return s;

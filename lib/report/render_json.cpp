@@ -48,7 +48,7 @@ std::string render_json(const Report& r) {
                        .add("id", r.repo_id)
                        .add("revision", r.revision.empty() ? Json() : Json::make_string(r.revision))
                        .add("commit", r.commit.empty() ? Json() : Json::make_string(r.commit))
-                       .add("source", r.source_kind)
+                       .add("source", source_kind_name(r.source_kind))
                        .add("location", r.location)
                        .done());
   Obj arch;

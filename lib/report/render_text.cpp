@@ -93,7 +93,7 @@ std::string render_text(const Report& r, bool color) {
   Style st{color};
   std::string out;
   std::string title = r.repo_id.empty() ? r.location : r.repo_id;
-  out += st.bold("hfinspect · " + title) + st.dim("  (" + r.source_kind + (r.commit.empty() ? "" : " @ " + r.commit.substr(0, 12)) + ")") + "\n\n";
+  out += st.bold("hfinspect · " + title) + st.dim("  (" + std::string(source_kind_name(r.source_kind)) + (r.commit.empty() ? "" : " @ " + r.commit.substr(0, 12)) + ")") + "\n\n";
 
   std::string arch = r.model_type.empty() ? "unknown model_type" : r.model_type;
   if (r.text_model_type != r.model_type && !r.text_model_type.empty()) arch += " (language model: " + r.text_model_type + ")";

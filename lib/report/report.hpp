@@ -37,7 +37,8 @@ struct UnknownField {
 struct Report {
   int schema_version = kReportSchemaVersion;
   // repo
-  std::string repo_id, revision, commit, source_kind, location;
+  std::string repo_id, revision, commit, location;
+  SourceKind source_kind = SourceKind::Local;
   // architecture
   std::string model_type, text_model_type, family;
   std::vector<std::string> architectures;

@@ -226,7 +226,7 @@ CachedSource::CachedSource(const HubCache& cache, std::string repo_id, std::stri
       own_(cache.own_dir(commit)),
       repo_id_(std::move(repo_id)),
       commit_(std::move(commit)),
-      snapshot_files_(snapshot_, "hf-cache", commit_),
+      snapshot_files_(snapshot_, SourceKind::HfCache, commit_),
       listing_kind_(listing) {}
 
 CachedSource::CachedSource(const HubCache& cache, std::string repo_id, std::string commit, std::vector<FileEntry> listing)

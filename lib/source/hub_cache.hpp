@@ -72,7 +72,7 @@ class CachedSource final : public Source {
   CachedSource(const CachedSource&) = delete;
   CachedSource& operator=(const CachedSource&) = delete;
 
-  std::string kind() const override { return "hf-cache"; }
+  SourceKind kind() const override { return SourceKind::HfCache; }
   std::string location() const override;
   std::string commit() const override { return commit_; }
   Result<std::vector<FileEntry>> list_files() override;

@@ -50,7 +50,7 @@ class HubSource final : public Source {
   // The first round trip. `known` is repository info already fetched this run.
   Status open(std::optional<RepoInfo> known = std::nullopt);
 
-  std::string kind() const override { return "hub"; }
+  SourceKind kind() const override { return SourceKind::Hub; }
   std::string location() const override;
   std::string commit() const override { return info_.commit; }
   Result<std::vector<FileEntry>> list_files() override;

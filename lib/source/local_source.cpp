@@ -14,8 +14,18 @@ constexpr int kMaxDepth = 3;
 constexpr size_t kMaxEntries = 100'000;
 }  // namespace
 
-LocalSource::LocalSource(fs::path root, std::string kind, std::string commit)
-    : root_(std::move(root)), kind_(std::move(kind)), commit_(std::move(commit)) {}
+const char* source_kind_name(SourceKind kind) {
+  switch (kind) {
+    case SourceKind::Local: return "local";
+    case SourceKind::HfCache: return "hf-cache";
+    case SourceKind::Hub: return "hub";
+    case SourceKind::BundledReference: return "bundled reference";
+  }
+  return "local";
+}
+
+LocalSource::LocalSource(fs::path root, SourceKind kind, std::string commit)
+    : root_(std::move(root)), kind_(kind), commit_(std::move(commit)) {}
 
 Result<std::vector<FileEntry>> LocalSource::list_files() {
   std::error_code ec;

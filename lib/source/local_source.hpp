@@ -11,9 +11,9 @@ namespace hfi {
 
 class LocalSource final : public Source {
  public:
-  LocalSource(std::filesystem::path root, std::string kind = "local", std::string commit = {});
+  explicit LocalSource(std::filesystem::path root, SourceKind kind = SourceKind::Local, std::string commit = {});
 
-  std::string kind() const override { return kind_; }
+  SourceKind kind() const override { return kind_; }
   std::string location() const override { return root_.string(); }
   std::string commit() const override { return commit_; }
   Result<std::vector<FileEntry>> list_files() override;
@@ -22,7 +22,7 @@ class LocalSource final : public Source {
 
  private:
   std::filesystem::path root_;
-  std::string kind_;
+  SourceKind kind_;
   std::string commit_;
 };
 

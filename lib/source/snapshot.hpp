@@ -24,7 +24,7 @@ struct ShardHeader {
 };
 
 struct Snapshot {
-  std::string source_kind;
+  SourceKind source_kind = SourceKind::Local;
   std::string location;
   std::string commit;
   std::optional<ModelConfig> config;

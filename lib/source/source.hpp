@@ -13,6 +13,12 @@
 
 namespace hfi {
 
+// Where a report's bytes came from.
+enum class SourceKind { Local, HfCache, Hub, BundledReference };
+
+// How reports name it: "local", "hf-cache", "hub", "bundled reference".
+const char* source_kind_name(SourceKind kind);
+
 struct FileEntry {
   std::string path;  // relative to the repository root, '/'-separated
   uint64_t size = 0;
@@ -32,8 +38,7 @@ class Source {
  public:
   virtual ~Source() = default;
 
-  // "local", "hf-cache", "hub": how the report names where bytes came from.
-  virtual std::string kind() const = 0;
+  virtual SourceKind kind() const = 0;
   // Human-readable location (a directory, or a URL).
   virtual std::string location() const = 0;
   // Commit sha when the source knows it (cache snapshots, the Hub), else empty.
