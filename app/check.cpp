@@ -103,6 +103,16 @@ std::string render_github(const std::vector<RepoResult>& results) {
 
 }  // namespace
 
+void define_check(CLI::App& command, CheckFlags& flags) {
+  command.add_option("targets", flags.targets, "directories or org/name[@revision]")->required();
+  command.add_option("--fail-on", flags.fail_on,
+                     "comma-separated: unknown-fields, unexplained, missing, shape-mismatch, index-mismatch, quant (default: all)");
+  command.add_option("--baseline", flags.baseline, "accepted findings, as written by --write-baseline");
+  command.add_option("--write-baseline", flags.write_baseline, "write every selected finding to this file and exit 0");
+  command.add_option("--format", flags.format, "text, json or github (Actions annotations)")
+      ->check(CLI::IsMember({"text", "json", "github"}));
+}
+
 int run_check(const CheckFlags& check, const FetchFlags& fetch, const ReportOptions& options, spdlog::logger& log) {
   auto kinds = parse_kinds(check.fail_on);
   if (!kinds) return fail(kinds.error());

@@ -18,6 +18,7 @@ struct CheckFlags {
   std::string format = "text";  // text, json or github
 };
 
+void define_check(CLI::App& command, CheckFlags& flags);
 int run_check(const CheckFlags& check, const FetchFlags& fetch, const ReportOptions& options, spdlog::logger& log);
 
 }  // namespace hfi::cli

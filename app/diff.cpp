@@ -7,6 +7,12 @@
 
 namespace hfi::cli {
 
+void define_diff(CLI::App& command, DiffFlags& flags) {
+  command.add_option("a", flags.a, "directory or org/name[@revision]")->required();
+  command.add_option("b", flags.b, "directory or org/name[@revision]; omitted: A's nearest bundled reference");
+  command.add_option("--format", flags.format, "text, json or markdown")->check(CLI::IsMember({"text", "json", "markdown"}));
+}
+
 int run_diff(const DiffFlags& diff, const FetchFlags& fetch, const ReportOptions& options, spdlog::logger& log) {
   ReportOptions a_options = options;
   a_options.repo_id = diff.a;

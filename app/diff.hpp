@@ -14,6 +14,7 @@ struct DiffFlags {
   bool color = false;
 };
 
+void define_diff(CLI::App& command, DiffFlags& flags);
 int run_diff(const DiffFlags& diff, const FetchFlags& fetch, const ReportOptions& options, spdlog::logger& log);
 
 }  // namespace hfi::cli

@@ -2,21 +2,15 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <filesystem>
+#include <cstdlib>
 #include <functional>
-#include <future>
 #include <memory>
-#include <system_error>
 
 #include "http/http.hpp"
 #include "http/url.hpp"
-#include "source/hf_cache.hpp"
+#include "pipeline/inspect.hpp"
 #include "source/hub_settings.hpp"
-#include "source/local_source.hpp"
-#include "source/open_repo.hpp"
-#include "source/snapshot.hpp"
 
 namespace hfi::cli {
 namespace {
@@ -32,7 +26,7 @@ std::function<void(const http::Progress&)> progress_line() {
   };
 }
 
-Result<Snapshot> load_remote(const RepoRef& ref, const FetchFlags& flags, spdlog::logger& log, LoadOptions load) {
+HubSettings hub_settings(const FetchFlags& flags) {
   auto settings = hub_settings_from_environment();
   settings.offline = settings.offline || flags.offline;
   if (!flags.token.empty()) {
@@ -41,29 +35,83 @@ Result<Snapshot> load_remote(const RepoRef& ref, const FetchFlags& flags, spdlog
   }
   if (flags.timeout_s > 0) settings.timeout_s = flags.timeout_s;
   if (flags.retries >= 0) settings.retries = flags.retries;
-  std::unique_ptr<http::Transport> transport;
-  if (!settings.offline) {
-    http::ClientOptions client;
-    client.token = settings.token;
-    client.token_origin = http::origin_of(settings.endpoint);
-    client.connect_timeout_ms = settings.timeout_s * 1000;
-    client.stall_timeout_s = settings.timeout_s;
-    client.max_retries = settings.retries;
-    client.user_agent = std::string("hfinspect/") + HFINSPECT_VERSION;
-    client.ca_bundle = settings.ca_bundle;
-    client.progress = progress_line();
-    if (client.token_origin.empty())
-      return Error{ErrorKind::Usage, "HF_ENDPOINT", "", "'" + settings.endpoint + "' is not an http(s) URL", {}};
-    transport = http::make_curl_transport(std::move(client));
-  }
-  log.info("{} {} at {} (cache {})", settings.offline ? "reading from the cache" : "fetching", ref.repo_id, ref.revision,
-           settings.cache_dir.string());
-  auto snapshot = load_repo(ref, settings, transport.get(), load);
-  if (transport) log.info("{} HTTP request(s)", transport->requests_sent());
-  return snapshot;
+  return settings;
+}
+
+Result<std::unique_ptr<http::Transport>> make_transport(const HubSettings& settings) {
+  http::ClientOptions client;
+  client.token = settings.token;
+  client.token_origin = http::origin_of(settings.endpoint);
+  if (client.token_origin.empty())
+    return Error{ErrorKind::Usage, "HF_ENDPOINT", "", "'" + settings.endpoint + "' is not an http(s) URL", {}};
+  client.connect_timeout_ms = settings.timeout_s * 1000;
+  client.stall_timeout_s = settings.timeout_s;
+  client.max_retries = settings.retries;
+  client.user_agent = std::string("hfinspect/") + HFINSPECT_VERSION;
+  client.ca_bundle = settings.ca_bundle;
+  client.progress = progress_line();
+  return http::make_curl_transport(std::move(client));
 }
 
 }  // namespace
+
+ReportOptions CommonFlags::report_options() const {
+  ReportOptions options;
+  options.context = context;
+  if (!kv_dtype.empty()) options.kv_dtype = kv_dtype;
+  return options;
+}
+
+bool CommonFlags::use_color() const {
+  return color == "always" || (color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+}
+
+void define_common_flags(CLI::App& app, CommonFlags& flags) {
+  app.add_option("--revision", flags.fetch.revision, "branch, tag or commit (repository ids only)");
+  app.add_flag("--offline", flags.fetch.offline, "read only the Hugging Face cache (also HF_HUB_OFFLINE=1)");
+  app.add_option("--token", flags.fetch.token, "Hub access token (default: HF_TOKEN, then $HF_HOME/token)");
+  app.add_option("--timeout", flags.fetch.timeout_s, "seconds a request may stall before it is retried (default 10, HF_HUB_DOWNLOAD_TIMEOUT)")
+      ->check(CLI::Range(1L, 3600L));
+  app.add_option("--retries", flags.fetch.retries, "retries for 408/429/5xx and dropped connections (default 5)")->check(CLI::Range(0, 20));
+  app.add_option("--ctx", flags.context, "context length for KV-cache and attention FLOPs")->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  app.add_option("--kv-dtype", flags.kv_dtype, "KV-cache element type: bf16, fp16, fp8, fp32 (default: the config's torch_dtype)");
+  app.add_option("--color", flags.color, "auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_flag("-v,--verbose", flags.verbose, "log what is read to stderr");
+}
+
+void define_inspect(CLI::App& app, InspectFlags& flags) {
+  app.add_option("target", flags.target, "a directory, a cache snapshot, or org/name[@revision]");
+  auto* json = app.add_flag("--json", flags.json, "print the report as JSON (docs/json-schema.md)");
+  app.add_flag("--markdown", flags.markdown, "print the report as Markdown")->excludes(json);
+}
+
+int run_inspect(const InspectFlags& flags, const CommonFlags& common, spdlog::logger& log) {
+  auto report = inspect_target(flags.target, common.fetch, common.report_options(), log);
+  if (!report) return fail(report.error());
+  if (flags.json) return print(render_json(*report), 0);
+  if (flags.markdown) return print(render_markdown(*report), 0);
+  return print(render_text(*report, common.use_color()), 0);
+}
+
+Result<Report> inspect_target(const std::string& target, const FetchFlags& flags, const ReportOptions& options, spdlog::logger& log) {
+  auto resolved = resolve_target(target, flags.revision);
+  if (!resolved) return resolved.error();
+  InspectOptions inspect_options;
+  inspect_options.report = options;
+  inspect_options.hub = hub_settings(flags);
+  std::unique_ptr<http::Transport> transport;
+  if (resolved->kind == TargetKind::Repository && !inspect_options.hub.offline) {
+    auto made = make_transport(inspect_options.hub);
+    if (!made) return made.error();
+    transport = std::move(made.value());
+  }
+  log.info("inspecting {} ({}, cache {})", target, inspect_options.hub.offline ? "offline" : inspect_options.hub.endpoint,
+           inspect_options.hub.cache_dir.string());
+  auto report = inspect(*resolved, inspect_options, transport.get());
+  if (transport) log.info("{} HTTP request(s)", transport->requests_sent());
+  if (report) log.info("read {} shard header(s)", report->shard_count);
+  return report;
+}
 
 int exit_code(ErrorKind kind) {
   switch (kind) {
@@ -80,50 +128,15 @@ int fail(const Error& e) {
   return exit_code(e.kind);
 }
 
-Result<Report> inspect_target(const std::string& target, const FetchFlags& flags, ReportOptions options, spdlog::logger& log,
-                              std::vector<Snapshot>* keep) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  Result<Snapshot> snapshot = Error{};
-  DeferredWork cache_writes;  // the shard-header pack is written while the report is built
-  // The architecture spec needs only config.json: it is built on a thread of its own while the
-  // shard headers travel, rather than after the last one.
-  std::future<PreparedSpec> spec_ahead;
-  LoadOptions load;
-  load.deferred_writes = &cache_writes;
-  load.on_config = [&spec_ahead](const ModelConfig& config) {
-    try {
-      spec_ahead = std::async(std::launch::async, prepare_spec, config);
-    } catch (const std::system_error&) {  // no thread to be had: build_report builds it
-    }
-  };
-  if (fs::is_directory(target, ec)) {
-    if (!flags.revision.empty()) return Error{ErrorKind::Usage, "--revision", "", "applies to repository ids, not directories", {}};
-    LocalSource source(target);
-    options.repo_id = fs::path(target).lexically_normal().string();
-    snapshot = load_snapshot(source, load);
-  } else if (fs::exists(target, ec)) {
-    return Error{ErrorKind::Usage, target, "", "is a file; give the directory that holds the model's files", {}};
-  } else {
-    auto ref = parse_repo_ref(target);
-    if (!ref) return ref.error();
-    if (!flags.revision.empty()) ref->revision = flags.revision;
-    options.repo_id = ref->repo_id;
-    options.revision = ref->revision;
-    snapshot = load_remote(*ref, flags, log, load);
-  }
-  if (!snapshot) return snapshot.error();
-  log.info("read {} shard header(s)", snapshot->shards.size());
-  std::optional<PreparedSpec> prepared;
-  if (spec_ahead.valid()) prepared = spec_ahead.get();
-  auto report = build_report(*snapshot, options, std::move(prepared));
-  for (auto& note : cache_writes.wait()) {
-    if (!report) break;
-    auto& notes = report->notes;
-    if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(std::move(note));  // said once
-  }
-  if (keep) keep->push_back(std::move(*snapshot));
-  return report;
+int print(const std::string& text, int code) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return code;
+}
+
+int flushed(int code) {
+  if (std::fflush(stdout) != 0 && code == 0) return 4;
+  std::fflush(stderr);
+  return code;
 }
 
 }  // namespace hfi::cli

@@ -1,14 +1,13 @@
-// From a command-line target to a Report: a directory is read in place; anything else is a
-// repository, read from the Hub (or only the cache, offline) through libhfinspect.
+// `hfinspect TARGET`: the default command. It also gives check and diff their way from a target
+// to a Report: the flags that say how to fetch, the transport, and the exit codes.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include <string>
-#include <vector>
 
 #include "report/report.hpp"
-#include "source/snapshot.hpp"
 
 namespace hfi::cli {
 
@@ -20,14 +19,37 @@ struct FetchFlags {
   int retries = -1;      // --retries; -1: the default
 };
 
-// With `keep`, the snapshot the report was built from is moved there rather than freed: the CLI
-// exits right after printing, and freeing DeepSeek-V3's ~200k small objects cost ~6 ms.
-Result<Report> inspect_target(const std::string& target, const FetchFlags& flags, ReportOptions options, spdlog::logger& log,
-                              std::vector<Snapshot>* keep = nullptr);
+// The flags every command shares.
+struct CommonFlags {
+  FetchFlags fetch;
+  uint64_t context = 8192;  // --ctx
+  std::string kv_dtype;     // --kv-dtype
+  std::string color = "auto";
+  bool verbose = false;
+  ReportOptions report_options() const;
+  bool use_color() const;
+};
+
+struct InspectFlags {
+  std::string target;
+  bool json = false, markdown = false;
+};
+
+void define_common_flags(CLI::App& app, CommonFlags& flags);
+void define_inspect(CLI::App& app, InspectFlags& flags);
+int run_inspect(const InspectFlags& flags, const CommonFlags& common, spdlog::logger& log);
+
+// From a command-line target to a Report, through the library's pipeline.
+Result<Report> inspect_target(const std::string& target, const FetchFlags& flags, const ReportOptions& options, spdlog::logger& log);
 
 // Exit codes (docs/cli.md): 0 ok, 1 a check failed, 2 usage, 3 not found / no access,
 // 4 network, 5 malformed remote or local data.
 int exit_code(ErrorKind kind);
 int fail(const Error& error);  // prints the error on stderr, returns its exit code
+
+// Writes `text` to stdout and returns `code`.
+int print(const std::string& text, int code);
+// `code`, once stdout is flushed; a failed write (a closed pipe, a full disk) turns success into 4.
+int flushed(int code);
 
 }  // namespace hfi::cli

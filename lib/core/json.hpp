@@ -67,6 +67,12 @@ class Json {
   std::vector<Member> members_;
 };
 
+// A small JSON file as read: its path in the repository and its tree.
+struct JsonFile {
+  std::string path;
+  Json json;
+};
+
 struct JsonLimits {
   size_t max_bytes = 64u << 20;  // refuse documents larger than this before parsing
   size_t max_depth = 64;

@@ -1,6 +1,8 @@
-// The network behind one interface. A Transport runs a batch of HTTP requests concurrently and
-// returns one Response per Request, in order; redirects, retries, timeouts and the rule that the
-// token only goes to the Hub's own origin all live behind it. Only curl_transport.cpp sees libcurl.
+// The network behind one interface. A Transport runs HTTP requests concurrently on one set of
+// connections; redirects, retries, timeouts and the rule that the token only goes to the Hub's own
+// origin all live behind it. All of the program's concurrency is here: a caller that wants to act
+// on an early answer does so in the completion handler, which may send follow-up requests into the
+// same run. Only curl_transport.cpp sees libcurl.
 #pragma once
 
 #include <cstdint>
@@ -80,28 +82,36 @@ struct ClientOptions {
   size_t max_in_flight = 256;
   std::string user_agent;  // "; libcurl/<version>" is added to it
   std::string ca_bundle;  // empty: libcurl's default
-  std::function<void(const Progress&)> progress;  // called as responses complete
+  std::function<void(const Progress&)> progress;  // called as responses complete (follow-ups count too)
 };
 
 class Transport {
  public:
   virtual ~Transport() = default;
-  // Called as each request of a batch completes (index into the batch), so a caller can act on an
-  // early answer while the rest of the batch is still travelling: one call at a time, on the
-  // performing thread or, for a batch spread over several threads, on one of those. It may take
-  // the response (move from it): perform() then returns what it left in that place.
-  using OnDone = std::function<void(size_t index, Response& response)>;
-  // `what` labels the batch for progress reports ("metadata", "shard headers").
-  virtual std::vector<Response> perform(const std::vector<Request>& requests, std::string_view what, const OnDone& on_done) = 0;
-  std::vector<Response> perform(const std::vector<Request>& requests, std::string_view what) { return perform(requests, what, {}); }
-  // A transport with the same options and its own connections, for use on another thread at the
-  // same time as this one; its requests count towards requests_sent() of both.
-  virtual std::unique_ptr<Transport> sibling() const = 0;
+
+  // What a completion handler may do during a run: send more requests on the same connections.
+  class FollowUps {
+   public:
+    virtual ~FollowUps() = default;
+    // Sends `request` now; its answer reaches the handler under the index returned.
+    virtual size_t send(Request request) = 0;
+  };
+  // Called once per answered request, in the order answers complete. `index` is the request's
+  // place in the run: the initial requests first, then each follow-up in the order it was sent.
+  // The handler may take the response (move from it).
+  using OnDone = std::function<void(size_t index, Response& response, FollowUps& follow_ups)>;
+
+  // Runs `requests` concurrently, and every follow-up the handler sends, until all are answered.
+  // `what` labels the run for progress reports ("metadata files", "shard headers").
+  virtual void run(std::vector<Request> requests, std::string_view what, const OnDone& on_done) = 0;
+
+  // The answers to `requests`, in order.
+  std::vector<Response> perform(std::vector<Request> requests, std::string_view what);
+
   // HTTP requests sent so far, counting every redirect hop and retry.
   virtual size_t requests_sent() const = 0;
 };
 
 std::unique_ptr<Transport> make_curl_transport(ClientOptions options);
-
 
 }  // namespace hfi::http

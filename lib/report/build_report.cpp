@@ -1,8 +1,8 @@
 #include <algorithm>
-#include <future>
-#include <system_error>
 #include <set>
 
+#include "analysis/index_check.hpp"
+#include "quant/declared.hpp"
 #include "report/report.hpp"
 
 namespace hfi {
@@ -44,20 +44,16 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 
 }  // namespace
 
-PreparedSpec prepare_spec(ModelConfig config) {
-  PreparedSpec p{std::move(config), std::nullopt, std::nullopt};
-  // A multimodal family with its own spec (gemma3, llama4) is found by its root model_type; one
-  // without (a VLM around a known text model) by its language model's model_type.
-  const SpecEntry* entry = find_spec(p.config.model_type());
-  if (!entry) entry = find_spec(p.config.text_model_type());
-  if (!entry) return p;
-  auto spec = entry->build(p.config);
-  if (spec) p.spec = std::move(spec.value());
-  else p.error = spec.error();
-  return p;
+// A multimodal family with its own spec (gemma3, llama4) is found by its root model_type; one
+// without (a VLM around a known text model) by its language model's model_type. None: no spec.
+std::optional<Result<ArchModel>> build_spec(const ModelConfig& config) {
+  const SpecEntry* entry = find_spec(config.model_type());
+  if (!entry) entry = find_spec(config.text_model_type());
+  if (!entry) return std::nullopt;
+  return entry->build(config);
 }
 
-Result<Report> build_report(const Snapshot& snap, const ReportOptions& options, std::optional<PreparedSpec> prepared) {
+Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) {
   Report r;
   r.repo_id = options.repo_id;
   r.revision = options.revision;
@@ -68,43 +64,26 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options, 
   r.tokenizer = snap.tokenizer;
   r.notes = snap.notes;
   r.other_weight_files = snap.other_weight_files;
-  // The decode runs on this thread, the index check (and the spec, unless the caller built it
-  // already) on another, side by side: a 163-shard MoE holds ~100k tensor names. This thread's
-  // heap holds what reading the index and the headers freed, so the decode's columns (about
-  // 16 MB for DeepSeek-V3) reuse pages a new thread's heap would have to fault in afresh.
-  auto side_work = [&snap, build_spec = snap.config && !prepared] {
-    std::pair<std::vector<std::string>, std::optional<PreparedSpec>> out;
-    out.first = find_index_mismatches(snap);
-    if (build_spec) out.second = prepare_spec(*snap.config);
-    return out;
-  };
-  std::future<decltype(side_work())> side;
-  try {
-    side = std::async(std::launch::async, side_work);
-  } catch (const std::system_error&) {
-    side = std::async(std::launch::deferred, side_work);  // no thread: run on get()
-  }
   r.storage = decode_storage(snap.shards);
-  auto side_done = side.get();
-  r.index_mismatches = std::move(side_done.first);
-  if (side_done.second) prepared = std::move(side_done.second);
+  r.index_mismatches = find_index_mismatches(snap);
   if (snap.index) r.index_total_size = snap.index->total_size;
 
-  const ModelConfig* cfg = snap.config ? &prepared->config : nullptr;
+  // The spec reads the config through a copy of its own: its keys_read() say what was used.
+  std::optional<ModelConfig> config_read = snap.config;
+  const ModelConfig* cfg = config_read ? &*config_read : nullptr;
+  std::optional<Result<ArchModel>> built;
+  if (cfg) built = build_spec(*cfg);
+  auto declared = declared_quantization(snap.config ? &*snap.config : nullptr, snap.quant_sidecars);
+  if (!declared) return declared.error();
   if (cfg) {
     r.config = *cfg;
     r.model_type = cfg->model_type();
     r.text_model_type = cfg->text_model_type();
     r.architectures = cfg->architectures();
-    for (const Json* level : {&cfg->text(), &cfg->root()}) {
-      const Json* q = level->find("quantization_config");
-      if (!q || !q->is_object()) q = level->find("compression_config");  // older compressed-tensors
-      if (q && q->is_object())
-        if (const Json* m = q->find("quant_method"); m && m->is_string()) r.quant_method = m->as_string();
-    }
-    if (prepared->error) return *prepared->error;
-    if (prepared->spec) {
-      r.spec = std::move(prepared->spec);
+    r.quant_method = declared->config_quant_method;
+    if (built && !*built) return built->error();
+    if (built) {
+      r.spec = std::move(built->value());
       r.family = r.spec->family;
       r.notes.insert(r.notes.end(), r.spec->notes.begin(), r.spec->notes.end());  // e.g. the vision tower
     } else {
@@ -149,9 +128,10 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options, 
     }
   }
 
-  if (!snap.quant_declarations.empty() || !r.storage.quant_modules.empty() || !r.storage.bookkeeping.empty())
-    r.quant = audit_quantization(snap.quant_declarations, r.storage, spec, r.reconcile, r.params.total);
-  if (!r.quant_method && !snap.quant_declarations.empty()) r.quant_method = snap.quant_declarations.front().quant_method;
+  const auto& declarations = declared->declarations;
+  if (!declarations.empty() || !r.storage.quant_modules.empty() || !r.storage.bookkeeping.empty())
+    r.quant = audit_quantization(declarations, r.storage, spec, r.reconcile, r.params.total);
+  if (!r.quant_method && !declarations.empty()) r.quant_method = declarations.front().quant_method;
 
   uint32_t kv_bytes = weight_bytes;
   r.kv_dtype = cfg ? cfg->string({"torch_dtype", "dtype"}).value_or("bfloat16") : "bfloat16";

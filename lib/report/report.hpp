@@ -71,19 +71,7 @@ struct Report {
   std::vector<std::string> notes;
 };
 
-// The architecture model a config.json describes, built apart from the report: it needs nothing
-// but the config, so a caller can build it while the shard headers are still on the wire
-// (DeepSeek-V3's 92k expected tensors take a few milliseconds that otherwise follow the last one).
-struct PreparedSpec {
-  ModelConfig config;                // the copy the spec read: its keys_read() say what was used
-  std::optional<ArchModel> spec;     // none: no spec for this model_type, or `error`
-  std::optional<Error> error;        // the spec refused the config
-};
-PreparedSpec prepare_spec(ModelConfig config);
-
-// `prepared`, when given, must come from the snapshot's own config.json.
-Result<Report> build_report(const Snapshot& snapshot, const ReportOptions& options,
-                            std::optional<PreparedSpec> prepared = std::nullopt);
+Result<Report> build_report(const Snapshot& snapshot, const ReportOptions& options);
 
 // Renderers: deterministic, no trailing state. `color` only affects text.
 std::string render_text(const Report& report, bool color);

@@ -97,6 +97,15 @@ bool safe_repo_path(const std::string& path) {
 HubCache::HubCache(fs::path cache_dir, const std::string& repo_id) : repo_dir_(std::move(cache_dir) / repo_folder_name(repo_id)) {}
 
 fs::path HubCache::snapshot_dir(const std::string& commit) const { return repo_dir_ / "snapshots" / commit; }
+
+bool HubCache::holds_complete_read(const std::string& commit) const {
+  if (!is_commit_sha(commit)) return false;
+  std::error_code ec;
+  const fs::path own = own_dir(commit);
+  // Earlier versions kept one file per shard under headers/ instead of the pack.
+  return fs::is_regular_file(own / "files.json", ec) &&
+         (fs::is_regular_file(own / "headers.pack", ec) || fs::is_directory(own / "headers", ec));
+}
 fs::path HubCache::own_dir(const std::string& commit) const { return repo_dir_ / "hfinspect" / commit; }
 
 std::optional<std::string> HubCache::read_ref(const std::string& revision) const {

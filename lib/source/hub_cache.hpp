@@ -48,6 +48,10 @@ class HubCache {
   // replaces an earlier pack of the same commit.
   bool store_header_pack(const std::string& commit, const std::map<std::string, std::string>& headers);
 
+  // Whether an earlier run read this commit to the end: its listing and its header pack (written
+  // last, once the snapshot loaded) are both there. Only then is the cache worth reading online.
+  bool holds_complete_read(const std::string& commit) const;
+
   std::filesystem::path snapshot_dir(const std::string& commit) const;
   std::filesystem::path own_dir(const std::string& commit) const;
 

@@ -6,7 +6,7 @@
 namespace hfi {
 namespace {
 
-// Tries the cache for one commit; nullopt when anything needed is missing.
+// Reads one commit from the cache; nullopt when anything needed is missing.
 std::optional<Snapshot> load_cached(CachedSource& source, const LoadOptions& options, std::vector<std::string>* misses = nullptr,
                                     std::optional<Error>* failure = nullptr) {
   auto snapshot = load_snapshot(source, options);
@@ -51,7 +51,9 @@ Result<Snapshot> load_repo(const RepoRef& ref, const HubSettings& settings, http
   if (settings.offline || !transport) return load_offline(cache, ref, options);
 
   std::optional<RepoInfo> known;
-  if (is_commit_sha(ref.revision)) {
+  // A commit's cache is read only when an earlier run completed it: a partial one would be
+  // parsed and then thrown away for the Hub's copy.
+  if (is_commit_sha(ref.revision) && cache.holds_complete_read(ref.revision)) {
     CachedSource source(cache, ref.repo_id, ref.revision);
     if (auto snapshot = load_cached(source, options)) return std::move(*snapshot);
   } else if (auto cached_commit = cache.read_ref(ref.revision)) {
@@ -61,6 +63,7 @@ Result<Snapshot> load_repo(const RepoRef& ref, const HubSettings& settings, http
       // The Hub is out of reach: what the cache holds for this branch beats no answer, as
       // huggingface_hub also falls back. Access errors (gated, private) are not papered over.
       if (info.error().kind != ErrorKind::Network) return info.error();
+      if (!cache.holds_complete_read(*cached_commit)) return info.error();
       CachedSource source(cache, ref.repo_id, *cached_commit);
       auto snapshot = load_cached(source, options);
       if (!snapshot) return info.error();
@@ -68,10 +71,12 @@ Result<Snapshot> load_repo(const RepoRef& ref, const HubSettings& settings, http
                                 *cached_commit + " of " + ref.revision + ", which may be out of date");
       return std::move(*snapshot);
     }
-    CachedSource source(cache, ref.repo_id, info->commit, info->files);
-    if (auto snapshot = load_cached(source, options)) {
-      if (info->commit != *cached_commit) cache.store_ref(ref.revision, info->commit);
-      return std::move(*snapshot);
+    if (cache.holds_complete_read(info->commit)) {
+      CachedSource source(cache, ref.repo_id, info->commit, info->files);
+      if (auto snapshot = load_cached(source, options)) {
+        if (info->commit != *cached_commit) cache.store_ref(ref.revision, info->commit);
+        return std::move(*snapshot);
+      }
     }
     known = std::move(info.value());
   }
@@ -79,8 +84,8 @@ Result<Snapshot> load_repo(const RepoRef& ref, const HubSettings& settings, http
   auto opened = hub.open(std::move(known));
   if (!opened) return opened.error();
   auto snapshot = load_snapshot(hub, options);
-  hub.save_headers(options.deferred_writes);
   if (!snapshot) return snapshot.error();
+  hub.save_headers();
   for (const auto& note : hub.notes()) snapshot->notes.push_back(note);
   return snapshot;
 }

@@ -1,15 +1,9 @@
 #include "source/snapshot.hpp"
 
-#include "core/flat_index.hpp"
-
 #include <algorithm>
-#include <atomic>
-#include <thread>
 #include <map>
 #include <optional>
-#include <set>
 #include <span>
-#include <system_error>
 #include <unordered_map>
 
 namespace hfi {
@@ -75,110 +69,69 @@ Result<std::optional<T>> read_optional(Source& source, const std::string& path, 
   return std::optional<T>(std::move(parsed.value()));
 }
 
-Result<QuantDeclaration> parse_quant_sidecar(std::string_view text, std::string_view file) {
+Result<JsonFile> parse_json_file(std::string_view text, std::string_view file) {
   auto json = parse_json(text, file, JsonLimits{kMaxConfigBytes, 64});
   if (!json) return json.error();
-  return parse_quant_declaration(*json, std::string(file));
+  return JsonFile{std::string(file), std::move(json.value())};
 }
 
-// One read per shard that covers typical headers; a second only for the longer ones. A header
-// that a source hands over while the others are still travelling is parsed at once; the rest are
-// parsed afterwards, on every core: a 163-shard MoE holds about 100k tensor entries. An error is
-// reported for the first failing shard in order.
+std::optional<uint64_t> header_length(const std::string& bytes, const std::string& path, uint64_t size, Error& error) {
+  auto n = read_safetensors_header_length(as_bytes(bytes), path, size);
+  if (!n) {
+    error = n.error();
+    return std::nullopt;
+  }
+  return 8 + *n;
+}
+
+// One read per shard that covers typical headers (a source may hand over more: the Hub's read
+// sized from the index), a second only for the longer ones, in batches of at most ~512 MB so that
+// a repository of huge headers cannot exhaust memory. Each shard's bytes go back to the source
+// once parsed (a source that caches keeps them). The first failing shard, in order, is reported.
 Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const std::vector<std::string>& paths,
                                                           const std::unordered_map<std::string, uint64_t>& sizes,
                                                           const LoadOptions& options) {
   std::vector<RangeRequest> probes;
   for (const auto& p : paths) probes.push_back({p, 0, std::min(options.header_probe_bytes, sizes.at(p)), true});
-  std::vector<Result<std::string>> first;
-  std::vector<std::string> prefixes(paths.size());
-  // Every shard's bytes go back to the source once parsed, or when a read fails: a source that
-  // caches keeps them, the others free them. Headers can be tens of MB: one copy, never two.
-  auto hand_back = [&](size_t i) {
-    if (!prefixes[i].empty()) source.keep_header(paths[i], std::move(prefixes[i]));
-    else if (i < first.size() && first[i] && !first[i]->empty()) source.keep_header(paths[i], std::move(first[i].value()));
-    std::string().swap(prefixes[i]);
-  };
-  auto fail = [&](Error e) {
-    for (size_t i = 0; i < paths.size(); ++i) hand_back(i);
-    return e;
-  };
-  std::vector<std::optional<Result<SafetensorsHeader>>> parsed(paths.size());
-  // Where the header that shard i's `bytes` open ends (8 + N). Bytes that reach that far are cut
-  // there: the probe also brought tensor bytes.
-  auto header_end = [&](size_t i, std::string& bytes) -> Result<uint64_t> {
-    auto n = read_safetensors_header_length(as_bytes(bytes), paths[i], sizes.at(paths[i]));
-    if (!n) return n.error();
-    if (bytes.size() >= 8 + *n) bytes.resize(static_cast<size_t>(8 + *n));
-    return 8 + *n;
-  };
-  // A whole header that arrives early is parsed now; anything else (a longer header, a bad
-  // length) waits for the pass below, which also reports it. Two arrivals may be parsed at once
-  // (each call touches only its own index, and keep_header() allows it).
-  auto parse_arrival = [&](size_t i, std::string& bytes) {
-    auto end = header_end(i, bytes);
-    if (!end || bytes.size() < *end) return;
-    prefixes[i] = std::move(bytes);
-    parsed[i] = parse_safetensors_header(as_bytes(prefixes[i]), paths[i], sizes.at(paths[i]));
-    hand_back(i);
-  };
-  first = source.read_ranges_as_they_arrive(probes, parse_arrival);
-  // Parses the listed shards on every core, then hands their bytes back.
-  auto parse_all = [&](const std::vector<size_t>& which) {
-    std::atomic<size_t> next{0};
-    auto parse_some = [&] {
-      for (size_t k; (k = next++) < which.size();) {
-        size_t i = which[k];
-        parsed[i] = parse_safetensors_header(as_bytes(prefixes[i]), paths[i], sizes.at(paths[i]));
-      }
-    };
-    std::vector<std::thread> pool;
-    size_t helpers = which.size() >= 16 ? std::min<size_t>(std::thread::hardware_concurrency(), 8) : 1;
-    try {
-      for (size_t w = 1; w < helpers; ++w) pool.emplace_back(parse_some);
-    } catch (const std::system_error&) {  // no threads to be had: this one does it all
-    }
-    parse_some();
-    for (auto& t : pool) t.join();
-    for (size_t i : which) hand_back(i);
-  };
-  std::vector<size_t> complete;
-  std::vector<std::pair<size_t, RangeRequest>> longer;  // headers past the first read
+  auto first = source.read_ranges(probes);
+  std::vector<std::string> bytes(paths.size());
+  std::vector<uint64_t> ends(paths.size());
+  std::vector<size_t> longer;  // shards whose header goes past the first read
   for (size_t i = 0; i < paths.size(); ++i) {
-    if (parsed[i]) continue;  // parsed on arrival
-    if (!first[i]) return fail(first[i].error());
-    prefixes[i] = std::move(first[i].value());
-    auto end = header_end(i, prefixes[i]);
-    if (!end) return fail(end.error());
-    if (prefixes[i].size() < *end) longer.push_back({i, {paths[i], prefixes[i].size(), *end - prefixes[i].size()}});
-    else complete.push_back(i);
+    if (!first[i]) return first[i].error();
+    bytes[i] = std::move(first[i].value());
+    Error error;
+    auto end = header_length(bytes[i], paths[i], sizes.at(paths[i]), error);
+    if (!end) return error;
+    ends[i] = *end;
+    if (bytes[i].size() >= *end) bytes[i].resize(static_cast<size_t>(*end));  // a probe also brings tensor bytes
+    else longer.push_back(i);
   }
-  parse_all(complete);
-  // Long headers (up to 100 MB each) are fetched in batches of at most ~512 MB, each parsed and
-  // released before the next, so a repository of huge headers cannot exhaust memory.
   constexpr uint64_t kBatchBytes = 512u << 20;
   for (size_t from = 0; from < longer.size();) {
     std::vector<RangeRequest> batch;
-    std::vector<size_t> owners;
-    uint64_t bytes = 0;
-    for (; from < longer.size() && (batch.empty() || bytes + longer[from].second.length <= kBatchBytes); ++from) {
-      bytes += longer[from].second.length;
-      batch.push_back(longer[from].second);
-      owners.push_back(longer[from].first);
+    uint64_t batch_bytes = 0;
+    for (size_t k = from; k < longer.size(); ++k) {
+      size_t i = longer[k];
+      uint64_t rest = ends[i] - bytes[i].size();
+      if (!batch.empty() && batch_bytes + rest > kBatchBytes) break;
+      batch_bytes += rest;
+      batch.push_back({paths[i], bytes[i].size(), rest, false});
     }
     auto rest = source.read_ranges(batch);
-    for (size_t j = 0; j < batch.size(); ++j) {
-      if (!rest[j]) return fail(rest[j].error());
-      prefixes[owners[j]] += rest[j].value();
-      std::string().swap(rest[j].value());
+    for (size_t k = 0; k < batch.size(); ++k) {
+      if (!rest[k]) return rest[k].error();
+      bytes[longer[from + k]] += rest[k].value();
     }
-    parse_all(owners);
+    from += batch.size();
   }
   std::vector<SafetensorsHeader> out;
   out.reserve(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
-    if (!*parsed[i]) return parsed[i]->error();
-    out.push_back(std::move(parsed[i]->value()));
+    auto header = parse_safetensors_header(as_bytes(bytes[i]), paths[i], sizes.at(paths[i]));
+    if (!header) return header.error();
+    out.push_back(std::move(header.value()));
+    source.keep_header(paths[i], std::move(bytes[i]));
   }
   return out;
 }
@@ -198,7 +151,6 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
   auto config = read_optional<ModelConfig>(source, "config.json", kMaxConfigBytes, ModelConfig::parse);
   if (!config) return config.error();
   snap.config = std::move(config.value());
-  if (snap.config && options.on_config) options.on_config(*snap.config);
   auto generation = read_optional<GenerationConfig>(source, "generation_config.json", kMaxConfigBytes,
                                                     parse_generation_config);
   if (!generation) return generation.error();
@@ -207,23 +159,10 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
   if (!tokenizer) return tokenizer.error();
   snap.tokenizer = std::move(tokenizer.value());
 
-  if (snap.config) {
-    for (const Json* level : {&snap.config->text(), &snap.config->root()}) {
-      const Json* qc = level->find("quantization_config");
-      // compressed-tensors before transformers took its block over (2024) wrote it as
-      // "compression_config" (ModelCompressor.update_config; its loader still reads that key).
-      if (!qc || qc->is_null()) qc = level->find("compression_config");
-      if (!qc || qc->is_null()) continue;
-      auto declared = parse_quant_declaration(*qc, "config.json");
-      if (!declared) return declared.error();
-      snap.quant_declarations.push_back(std::move(declared.value()));
-      break;  // a text_config's own block wins over the wrapper's copy
-    }
-  }
   for (const char* sidecar : {"quantize_config.json", "hf_quant_config.json"}) {
-    auto declared = read_optional<QuantDeclaration>(source, sidecar, kMaxConfigBytes, parse_quant_sidecar);
-    if (!declared) return declared.error();
-    if (*declared) snap.quant_declarations.push_back(std::move(**declared));
+    auto file = read_optional<JsonFile>(source, sidecar, kMaxConfigBytes, parse_json_file);
+    if (!file) return file.error();
+    if (*file) snap.quant_sidecars.push_back(std::move(**file));
   }
 
   std::vector<std::string> shard_paths;
@@ -265,129 +204,6 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
     for (size_t i = 0; i < chunk.size(); ++i) snap.shards.push_back({chunk[i], std::move((*headers)[i])});
   }
   return snap;
-}
-
-namespace {
-
-std::string grouped_digits(uint64_t v) {
-  std::string digits = std::to_string(v), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-// A shard name with each run of digits turned into "N": "mtp_float-2.safetensors" -> "mtp_float-N.safetensors".
-std::string name_family(std::string_view name) {
-  std::string out;
-  for (size_t i = 0; i < name.size(); ++i) {
-    bool digit = name[i] >= '0' && name[i] <= '9';
-    if (!digit) out += name[i];
-    else if (i == 0 || !(name[i - 1] >= '0' && name[i - 1] <= '9')) out += 'N';
-  }
-  return out;
-}
-
-// metadata.total_size is the tensor data of the shards the weight_map names (transformers and
-// huggingface_hub write it so); with every one of them read, it must equal their headers' tensor
-// bytes. A difference that one family of shard names makes up exactly (shards appended to the
-// weight_map without updating total_size) is named.
-std::optional<std::string> total_size_mismatch(const Snapshot& snap, const std::vector<uint32_t>& index_shard) {
-  if (!snap.index->total_size) return std::nullopt;
-  for (uint32_t s : index_shard)
-    if (s == FlatIndex::kEmpty) return std::nullopt;  // a shard not read: its bytes are unknown
-  uint64_t held = 0;
-  std::map<std::string, std::pair<uint64_t, size_t>> families;  // name family -> bytes, shards
-  for (size_t i = 0; i < index_shard.size(); ++i) {
-    uint64_t bytes = 0;
-    for (const auto& t : snap.shards[index_shard[i]].header.tensors) bytes += t.bytes();
-    held += bytes;
-    auto& f = families[name_family(snap.index->shards[i])];
-    f.first += bytes;
-    ++f.second;
-  }
-  uint64_t total = *snap.index->total_size;
-  if (held == total) return std::nullopt;
-  uint64_t diff = held > total ? held - total : total - held;
-  std::string line = "metadata.total_size: " + grouped_digits(total) + " B, but the " + std::to_string(index_shard.size()) +
-                     " shard(s) the weight_map names hold " + grouped_digits(held) + " B of tensor data (" + grouped_digits(diff) +
-                     " B " + (held > total ? "more" : "less");
-  if (held > total)
-    for (const auto& [family, f] : families)
-      if (f.first == diff && f.second < index_shard.size()) {
-        line += ": exactly the " + std::to_string(f.second) + " " + family + " shard(s), which total_size leaves out";
-        break;
-      }
-  return line + ")";
-}
-
-// True when the index lists every header tensor, each under its own shard and nothing else, in
-// the order the headers store them. Writers sort both by name, so this is the usual case; it is
-// settled with one string comparison per tensor, walking both in order, where the general check
-// below costs a hash lookup into a table of every name.
-bool index_lists_headers_in_order(const Snapshot& snap, const std::vector<uint32_t>& index_shard) {
-  const SafetensorsIndex& index = *snap.index;
-  std::vector<size_t> next(snap.shards.size(), 0);  // per shard, its next header tensor
-  for (const auto& [name, shard] : index.weight_map) {
-    uint32_t s = index_shard[shard];
-    if (s == FlatIndex::kEmpty) return false;
-    const auto& tensors = snap.shards[s].header.tensors;
-    if (next[s] == tensors.size() || tensors[next[s]].name != name) return false;
-    ++next[s];
-  }
-  for (size_t s = 0; s < snap.shards.size(); ++s)
-    if (next[s] != snap.shards[s].header.tensors.size()) return false;
-  return true;
-}
-
-}  // namespace
-
-std::vector<std::string> find_index_mismatches(const Snapshot& snap) {
-  std::vector<std::string> out;
-  if (!snap.index || snap.shards.empty()) return out;
-  const SafetensorsIndex& index = *snap.index;
-  // Each shard the index names, as a position in snap.shards (or none).
-  std::string base = parent_dir(snap.index_path);
-  std::unordered_map<std::string_view, uint32_t> shard_position;
-  for (uint32_t s = 0; s < snap.shards.size(); ++s) shard_position.emplace(snap.shards[s].path, s);
-  std::vector<uint32_t> index_shard(index.shards.size(), FlatIndex::kEmpty);
-  for (size_t i = 0; i < index.shards.size(); ++i)
-    if (auto it = shard_position.find(base + index.shards[i]); it != shard_position.end()) index_shard[i] = it->second;
-  if (index_lists_headers_in_order(snap, index_shard)) {
-    if (auto line = total_size_mismatch(snap, index_shard)) out.push_back(std::move(*line));
-    return out;
-  }
-  // Otherwise every header tensor is looked up in a table of the index's names (the parse builds
-  // one for a map out of name order; built here otherwise); whatever index entry stays unmatched
-  // is missing from the headers.
-  auto name_of = [&](uint32_t id) { return index.name_of(id); };
-  FlatIndex rebuilt;
-  const FlatIndex* by_name = &index.by_name;
-  if (index.by_name.size() != index.weight_map.size()) {
-    rebuilt.reserve(index.weight_map.size());
-    for (uint32_t id = 0; id < index.weight_map.size(); ++id) rebuilt.insert(index.name_of(id), id, name_of, false);
-    by_name = &rebuilt;
-  }
-  std::vector<bool> matched(index.weight_map.size(), false);
-  for (uint32_t s = 0; s < snap.shards.size(); ++s)
-    for (const auto& t : snap.shards[s].header.tensors) {
-      uint32_t id = by_name->find(t.name, name_of);
-      if (id == FlatIndex::kEmpty) {
-        out.push_back(std::string(t.name) + ": in " + snap.shards[s].path + " but not in the index");
-        continue;
-      }
-      if (matched[id]) continue;  // a second copy in another shard: reconcile reports those
-      matched[id] = true;
-      uint32_t listed_shard = index.weight_map[id].second;
-      if (index_shard[listed_shard] != s)
-        out.push_back(std::string(t.name) + ": index says " + index.shards[listed_shard] + ", header of " + snap.shards[s].path + " holds it");
-    }
-  for (uint32_t id = 0; id < index.weight_map.size(); ++id)
-    if (!matched[id]) out.push_back(index.weight_map[id].first + ": listed in the index but in no shard header");
-  if (auto line = total_size_mismatch(snap, index_shard)) out.push_back(std::move(*line));
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 }  // namespace hfi

@@ -1,10 +1,9 @@
-// Where a model's files come from. The analysis sees only this interface; a local directory, a
-// Hugging Face cache snapshot and (later) the Hub over HTTP all implement it. Batched range reads
-// let a network source issue every request of a round at once.
+// Where a model's files come from. The loader sees only this interface; a local directory, a
+// Hugging Face cache snapshot and the Hub over HTTP implement it. Batched range reads let a
+// network source issue every request of a round at once.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,19 +50,6 @@ class Source {
 
   // Reads several byte ranges; one result per request, in order.
   virtual std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) = 0;
-
-  // read_ranges(), and `arrived` called for ranges that are in while others are still on their
-  // way, so the caller can work on them meanwhile: on this thread or on one helper, possibly two
-  // calls at once for different indices (keep_header() too may then be called from either). All
-  // calls are over when this returns. It may take the bytes; the returned vector then holds what
-  // it left. A source that has every range at once (files on disk) calls it for none: the caller
-  // handles all of them afterwards, as with read_ranges().
-  using RangeArrived = std::function<void(size_t index, std::string& bytes)>;
-  virtual std::vector<Result<std::string>> read_ranges_as_they_arrive(const std::vector<RangeRequest>& requests,
-                                                                      const RangeArrived& arrived) {
-    (void)arrived;
-    return read_ranges(requests);
-  }
 
   // The bytes read from the start of a shard (its 8-byte length, its header, perhaps some tensor
   // bytes), handed back once parsed. A source that caches what it fetched keeps them, moved rather

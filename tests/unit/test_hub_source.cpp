@@ -1,13 +1,10 @@
-// HubSource at the library level, against the loopback test hub: the shard header reads it sends
-// ahead reach the caller one by one as they arrive, on the caller's thread.
+// HubSource at the library level, against the loopback test hub: the fetch plan's shard header
+// reads leave as soon as the repository info answers, and serve the loader's reads.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <chrono>
-#include <mutex>
-#include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "http/http.hpp"
@@ -31,71 +28,49 @@ uint64_t length_prefix(const std::string& bytes) {
 
 }  // namespace
 
-TEST_CASE("hub source: headers read ahead reach the caller as they arrive, before the read returns", "[remote]") {
+TEST_CASE("hub source: the shard header reads leave when the repository info answers, not after the round", "[remote]") {
   hfi::testhub::Options options;
   options.fixtures = hfi::testing::fixtures_dir();
   TestHub hub(options);
-  // One shard's redirect comes 800 ms late: the other three must be handed over long before it.
-  const std::string slow = "model-00004-of-00004.safetensors";
-  hub.add_fault({FaultKind::SlowFirstByte, "hub", slow, 200, -1, "", 1, std::chrono::milliseconds(800)});
+  // config.json answers 800 ms late: the four shard reads must reach the CDN long before it does,
+  // in the same transport run as round one.
+  hub.add_fault({FaultKind::SlowFirstByte, "hub", "config.json", 200, -1, "", 1, std::chrono::milliseconds(800)});
   auto transport = hfi::http::make_curl_transport({});
   hfi::HubSettings settings;
   settings.endpoint = hub.endpoint();
   hfi::HubSource source({"meta-llama/Llama-3.1-8B", "main"}, settings, *transport, nullptr, 100'008);
   REQUIRE(source.open());
+  const size_t after_open = transport->requests_sent();
+  auto log = hub.requests();
+  uint64_t config_answered = 0;
+  std::vector<uint64_t> cdn_received;
+  for (const auto& r : log) {
+    if (r.origin == "hub" && r.path.ends_with("/config.json")) config_answered = r.answered_us;
+    if (r.origin == "cdn") cdn_received.push_back(r.received_us);
+  }
+  REQUIRE(config_answered > 0);
+  REQUIRE(cdn_received.size() == 4);
+  for (uint64_t at : cdn_received) CHECK(config_answered > at + 400'000);
+
+  // The loader's header reads are served from what open() read: no request more, and each is
+  // the whole header and no more: its 8-byte length, then exactly that many bytes.
   auto files = source.list_files();
   REQUIRE(files);
   std::vector<hfi::RangeRequest> requests;
   for (const auto& f : *files)
     if (f.path.ends_with(".safetensors")) requests.push_back({f.path, 0, std::min<uint64_t>(100'008, f.size), true});
   REQUIRE(requests.size() == 4);
-  REQUIRE(requests.back().path == slow);
-  requests.push_back({requests[0].path, 8, 16, false});  // not a read-ahead: fetched afterwards
-
-  struct Seen {
-    size_t index;
-    std::thread::id thread;
-    Clock::time_point at;
-    std::string bytes;
-  };
-  std::vector<Seen> seen;
-  std::mutex seen_mutex;  // the calls may come from this thread and one helper at once
-  auto out = source.read_ranges_as_they_arrive(requests, [&](size_t i, std::string& bytes) {
-    Seen s{i, std::this_thread::get_id(), Clock::now(), {}};
-    if (i % 2 == 0) s.bytes = std::move(bytes);  // take every other one; the rest stay in the result
-    else s.bytes = bytes;
-    std::lock_guard<std::mutex> lock(seen_mutex);
-    seen.push_back(std::move(s));
-  });
-  REQUIRE(out.size() == 5);
-
-  // Each shard once, the slow one last and long after the others, on this thread or one other.
-  REQUIRE(seen.size() == 4);
-  std::set<size_t> indices;
-  std::set<std::thread::id> threads;
-  for (const auto& s : seen) {
-    indices.insert(s.index);
-    threads.insert(s.thread);
+  auto out = source.read_ranges(requests);
+  CHECK(transport->requests_sent() == after_open);
+  for (const auto& bytes : out) {
+    REQUIRE(bytes);
+    REQUIRE(bytes->size() > 8);
+    CHECK(bytes->size() == 8 + length_prefix(*bytes));
   }
-  CHECK(indices == std::set<size_t>{0, 1, 2, 3});
-  CHECK(threads.size() <= 2);
-  CHECK(seen.back().index == 3);
-  for (size_t k = 0; k + 1 < seen.size(); ++k) CHECK(seen.back().at - seen[k].at > std::chrono::milliseconds(400));
-
-  // What the caller took is gone from the result; what it left is there. Either way the bytes
-  // are the whole header and no more: its 8-byte length, then exactly that many bytes.
-  for (const auto& s : seen) {
-    REQUIRE(out[s.index]);
-    CHECK(out[s.index]->empty() == (s.index % 2 == 0));
-    if (s.index % 2 == 1) CHECK(*out[s.index] == s.bytes);
-    REQUIRE(s.bytes.size() > 8);
-    CHECK(s.bytes.size() == 8 + length_prefix(s.bytes));
-  }
-  REQUIRE(out[4]);
-  auto first_shard = std::find_if(seen.begin(), seen.end(), [](const Seen& s) { return s.index == 0; });
-  CHECK(*out[4] == first_shard->bytes.substr(8, 16));
-
-  // One CDN read per shard for the read-ahead, and one more for the later range.
+  // A second read of the same range is not served twice from memory: it goes to the CDN.
+  auto again = source.read_ranges({{requests[0].path, 8, 16, false}});
+  REQUIRE(again[0]);
+  CHECK(*again[0] == out[0]->substr(8, 16));
   size_t cdn = 0;
   for (const auto& r : hub.requests()) cdn += r.origin == "cdn";
   CHECK(cdn == 5);

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "analysis/index_check.hpp"
 #include "report/report.hpp"
 #include "source/local_source.hpp"
 #include "support/inspect.hpp"

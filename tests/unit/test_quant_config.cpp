@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "quant/declared.hpp"
 #include "core/json.hpp"
 #include "quant/quant_config.hpp"
 #include "support/fixture_repo.hpp"
@@ -134,8 +135,11 @@ TEST_CASE("quant config: compressed-tensors' older \"compression_config\" key de
   std::ofstream(dir / "config.json", std::ios::trunc) << text;
 
   auto [snap, r] = hfi::testing::inspect_dir(dir);
-  REQUIRE(snap.quant_declarations.size() == 1);
-  CHECK(snap.quant_declarations.front().scheme == hfi::QuantScheme::Fp8Channel);
+  REQUIRE(snap.config);
+  auto declared = hfi::declared_quantization(&*snap.config, snap.quant_sidecars);
+  REQUIRE(declared);
+  REQUIRE(declared->declarations.size() == 1);
+  CHECK(declared->declarations.front().scheme == hfi::QuantScheme::Fp8Channel);
   CHECK(r.quant_method == std::optional<std::string>("compressed-tensors"));
   CHECK(r.storage.quant_modules.size() == 224);
   CHECK(r.reconcile.unexplained.empty());

@@ -283,7 +283,7 @@ TEST_CASE("the token reaches the hub origin and never the CDN", "[remote]") {
   CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn"; }) == 4);
   CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn" && !x.authorization.empty(); }) == 0);
   CHECK(count_if(log, [](const auto& x) { return x.origin == "hub" && x.authorization == "Bearer hf_granted0123456789"; }) == log.size() - 4);
-  // libcurl is opened at the first request (http/curl_library.hpp); every request still names both.
+  // Every request names both.
   for (const auto& x : log) {
     INFO(x.target << " User-Agent: " << x.user_agent);
     CHECK(x.user_agent.starts_with("hfinspect/"));
@@ -593,7 +593,9 @@ TEST_CASE("a progress line on stderr only when it is a terminal", "[remote]") {
   int status = std::system(("script -qec '" + command + "' /dev/null >" + out.string() + " 2>&1 </dev/null").c_str());
   REQUIRE(status == 0);
   std::string shown = hfi::testing::slurp(out);
-  CHECK_THAT(shown, Catch::Contains("reading shard headers 163/163"));
+  // One run of the fetch plan: the repository info, the six metadata files, the single-file
+  // probe and the 163 shard headers.
+  CHECK_THAT(shown, Catch::Contains("reading repository files 171/171"));
   CHECK_THAT(shown, Catch::Contains("\"total\": 684489845504"));
 }
 
