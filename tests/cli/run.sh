@@ -143,7 +143,7 @@ if [ $regenerate = 1 ]; then
   exit 0
 fi
 if [ ${#failed[@]} -gt 0 ]; then
-  echo "cli: ${#failed[@]} of ${#names[@]} case(s) failed: ${failed[*]}"
+  echo "cli: ${#failed[@]} failure(s) among ${#names[@]} case(s): ${failed[*]}"
   exit 1
 fi
 echo "cli: all ${#names[@]} case(s) passed"
