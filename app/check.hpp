@@ -15,7 +15,7 @@ struct CheckFlags {
   std::string fail_on;          // comma-separated finding kinds; empty: all of them
   std::string baseline;         // accepted findings (read)
   std::string write_baseline;   // accepted findings (written: everything selected that was found)
-  std::string format = "text";  // text, json or github
+  std::string format = "text";  // text, json or github; run_check parses it (parse_check_format)
 };
 
 void define_check(CLI::App& command, CheckFlags& flags);

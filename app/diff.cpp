@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "pipeline/diff.hpp"
 #include "reference/reference_configs.hpp"
 #include "report/diff.hpp"
 
@@ -14,6 +15,8 @@ void define_diff(CLI::App& command, DiffFlags& flags) {
 }
 
 int run_diff(const DiffFlags& diff, const FetchFlags& fetch, const ReportOptions& options, spdlog::logger& log) {
+  auto format = parse_diff_format(diff.format);
+  if (!format) return fail({ErrorKind::Usage, "--format", diff.format, "is not a diff format", "use text, json or markdown"});
   ReportOptions a_options = options;
   a_options.repo_id = diff.a;
   auto a = inspect_target(diff.a, fetch, a_options, log);
@@ -41,8 +44,7 @@ int run_diff(const DiffFlags& diff, const FetchFlags& fetch, const ReportOptions
 
   ReportDiff d = diff_reports(*a, *b);
   d.nearest_reason = reason;
-  std::string text = diff.format == "json" ? render_diff_json(d) : diff.format == "markdown" ? render_diff_markdown(d)
-                                                                                             : render_diff_text(d, diff.color);
+  std::string text = render_diff(d, *format, diff.color);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }

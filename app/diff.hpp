@@ -10,7 +10,7 @@ namespace hfi::cli {
 
 struct DiffFlags {
   std::string a, b;             // targets, as for inspect; b empty: nearest bundled reference
-  std::string format = "text";  // text, json or markdown
+  std::string format = "text";  // text, json or markdown; run_diff parses it (parse_diff_format)
   bool color = false;
 };
 

@@ -98,7 +98,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
 
   r.shard_count = snap.shards.size();
   for (const auto& s : snap.shards) r.tensor_count += s.header.tensors.size();
-  r.params_source = snap.shards.empty() ? "none" : "safetensors";
+  r.params_source = snap.shards.empty() ? ParamsSource::None : ParamsSource::Safetensors;
   if (snap.shards.empty() && !snap.index) {
     r.notes.push_back(r.other_weight_files.empty()
                           ? "no safetensors weights found: parameter totals are from the config formula only"
@@ -120,7 +120,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
     if (snap.shards.empty() && snap.index) r.index_reconcile = reconcile_index(*spec, *snap.index, weight_bytes);
     if (snap.shards.empty()) {
       // No headers to count: the config formula is the best figure there is, and says so.
-      r.params_source = "formula";
+      r.params_source = ParamsSource::Formula;
       // What the index lists is what the repo stores: a tied head or a buffer it lists counts.
       r.params = r.index_reconcile ? formula_params(*spec, r.index_reconcile->listed_optional) : formula;
       r.reconcile = Reconciliation{};

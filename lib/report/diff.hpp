@@ -1,14 +1,17 @@
 // `hfinspect diff A B`: what changed between two models, in the terms a reader checks by hand —
 // config fields changed, added and removed (with values), the headline figures, and the tensor
-// structure by name pattern (added, removed, reshaped) with parameter deltas.
+// structure by name pattern (added, removed, reshaped) with parameter deltas. The model and its
+// renderers; pipeline/diff.hpp computes it from two reports.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
-#include "report/report.hpp"
+#include "core/json.hpp"
 
 namespace hfi {
 
@@ -45,10 +48,14 @@ struct ReportDiff {
   std::optional<std::string> nearest_reason;  // diff A alone: why B was chosen
 };
 
-ReportDiff diff_reports(const Report& a, const Report& b);
+enum class DiffFormat { Text, Json, Markdown };
+
+// "text", "json", "markdown": the values of `diff --format`.
+std::optional<DiffFormat> parse_diff_format(std::string_view name);
 
 std::string render_diff_text(const ReportDiff& d, bool color);
 std::string render_diff_json(const ReportDiff& d);
 std::string render_diff_markdown(const ReportDiff& d);
+std::string render_diff(const ReportDiff& d, DiffFormat format, bool color);  // `color` only affects text
 
 }  // namespace hfi

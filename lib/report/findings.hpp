@@ -1,17 +1,13 @@
 // What `hfinspect check` gates on: the parts of a report that mean "this checkpoint holds something
 // the specs do not understand". Each finding has a stable key (kind + subject) so that a baseline
-// file can accept known ones and CI fails only on what is new.
+// file (formats/baseline.hpp) can accept known ones and CI fails only on what is new.
+// pipeline/findings.hpp derives them from a Report.
 #pragma once
 
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
-
-#include "core/error.hpp"
-#include "report/report.hpp"
 
 namespace hfi {
 
@@ -28,16 +24,5 @@ struct Finding {
   std::string message;  // one line for people
   std::string key() const;  // "<kind>:<subject>", what a baseline stores
 };
-
-std::vector<Finding> collect_findings(const Report& report);
-
-// Accepted findings per repository: {"schema_version": 1, "accepted": {"<repo>": ["<key>", ...]}}.
-struct Baseline {
-  std::set<std::pair<std::string, std::string>> accepted;  // (repo, key)
-  bool accepts(const std::string& repo, const Finding& finding) const;
-};
-
-Result<Baseline> parse_baseline(std::string_view text, std::string_view file);
-std::string render_baseline(const Baseline& baseline);
 
 }  // namespace hfi

@@ -1,4 +1,5 @@
-// Renderers for `hfinspect diff`: text for people, JSON for scripts, Markdown for PR comments.
+// Renderers for `hfinspect diff`: text for people, JSON for scripts, Markdown for PR comments. Each
+// is a list of section functions, in output order.
 #include <cstdio>
 
 #include "report/diff.hpp"
@@ -53,82 +54,150 @@ Json field_json(const FieldChange& f) {
   return Obj().add("key", f.key).add("a", f.a ? *f.a : Json()).add("b", f.b ? *f.b : Json()).done();
 }
 
-}  // namespace
+using TextSection = void (*)(std::string&, const Style&, const ReportDiff&);
 
-std::string render_diff_text(const ReportDiff& d, bool color) {
-  Style st{color};
-  std::string out = st.bold("hfinspect diff") + "\n  A  " + d.a_name + st.dim("  " + d.a_type) + "\n  B  " + d.b_name +
-                    st.dim("  " + d.b_type) + "\n";
+void text_header(std::string& out, const Style& st, const ReportDiff& d) {
+  out += st.bold("hfinspect diff") + "\n  A  " + d.a_name + st.dim("  " + d.a_type) + "\n  B  " + d.b_name + st.dim("  " + d.b_type) + "\n";
   if (d.nearest_reason) out += st.dim("  B is A's nearest bundled reference: " + *d.nearest_reason) + "\n";
+}
+
+void text_figures(std::string& out, const Style& st, const ReportDiff& d) {
   out += "\n" + st.bold("Figures") + "\n";
   for (const auto& f : d.figures) {
     if (f.a == f.b) continue;
     out += "  " + f.name + ": " + with_commas(f.a) + " → " + with_commas(f.b) + "  " + st.dim(signed_count(f.a, f.b) + ratio(f.a, f.b)) + "\n";
   }
-  out += "\n" + st.bold("Config fields") + st.dim("  (" + std::to_string(d.changed.size()) + " changed, " +
-                                                  std::to_string(d.added.size()) + " added, " +
-                                                  std::to_string(d.removed.size()) + " removed)") + "\n";
+}
+
+void text_config(std::string& out, const Style& st, const ReportDiff& d) {
+  out += "\n" + st.bold("Config fields") +
+         st.dim("  (" + std::to_string(d.changed.size()) + " changed, " + std::to_string(d.added.size()) + " added, " +
+                std::to_string(d.removed.size()) + " removed)") +
+         "\n";
   for (const auto& f : d.changed) out += "  ~ " + f.key + ": " + value_text(f.a) + " → " + value_text(f.b) + "\n";
   for (const auto& f : d.added) out += "  " + st.good("+ " + f.key) + " = " + value_text(f.b) + "\n";
   for (const auto& f : d.removed) out += "  " + st.warn("- " + f.key) + " = " + value_text(f.a) + "\n";
-  out += "\n" + st.bold("Tensor structure") + st.dim("  (from " + d.structure_source + "; " + std::to_string(d.patterns_same) +
-                                                     " patterns identical)") + "\n";
-  for (const auto& c : d.patterns_reshaped)
-    out += "  ~ " + c.pattern + ": " + shapes_text(*c.a) + " → " + shapes_text(*c.b) + "  " + st.dim(delta_text(param_delta(c)) + " params") + "\n";
-  for (const auto& c : d.patterns_added)
-    out += "  " + st.good("+ " + c.pattern) + ": " + shapes_text(*c.b) + "  " + st.dim(delta_text(param_delta(c)) + " params") + "\n";
-  for (const auto& c : d.patterns_removed)
-    out += "  " + st.warn("- " + c.pattern) + ": " + shapes_text(*c.a) + "  " + st.dim(delta_text(param_delta(c)) + " params") + "\n";
-  return out;
 }
 
-std::string render_diff_json(const ReportDiff& d) {
-  auto fields = [](const std::vector<FieldChange>& v) {
-    std::vector<Json> out;
-    for (const auto& f : v) out.push_back(field_json(f));
-    return Json::make_array(std::move(out));
-  };
-  auto patterns = [](const std::vector<PatternChange>& v) {
-    std::vector<Json> out;
-    for (const auto& c : v)
-      out.push_back(Obj().add("pattern", c.pattern).add("a", pattern_side_json(c.a)).add("b", pattern_side_json(c.b))
-                        .add("params_delta", Json::make_int(param_delta(c))).done());
-    return Json::make_array(std::move(out));
-  };
+void text_structure(std::string& out, const Style& st, const ReportDiff& d) {
+  out += "\n" + st.bold("Tensor structure") +
+         st.dim("  (from " + d.structure_source + "; " + std::to_string(d.patterns_same) + " patterns identical)") + "\n";
+  auto params = [&](const PatternChange& c) { return "  " + st.dim(delta_text(param_delta(c)) + " params") + "\n"; };
+  for (const auto& c : d.patterns_reshaped) out += "  ~ " + c.pattern + ": " + shapes_text(*c.a) + " → " + shapes_text(*c.b) + params(c);
+  for (const auto& c : d.patterns_added) out += "  " + st.good("+ " + c.pattern) + ": " + shapes_text(*c.b) + params(c);
+  for (const auto& c : d.patterns_removed) out += "  " + st.warn("- " + c.pattern) + ": " + shapes_text(*c.a) + params(c);
+}
+
+constexpr TextSection kTextSections[] = {text_header, text_figures, text_config, text_structure};
+
+Json fields_json(const std::vector<FieldChange>& v) {
+  std::vector<Json> out;
+  for (const auto& f : v) out.push_back(field_json(f));
+  return Json::make_array(std::move(out));
+}
+
+Json patterns_json(const std::vector<PatternChange>& v) {
+  std::vector<Json> out;
+  for (const auto& c : v)
+    out.push_back(Obj()
+                      .add("pattern", c.pattern)
+                      .add("a", pattern_side_json(c.a))
+                      .add("b", pattern_side_json(c.b))
+                      .add("params_delta", Json::make_int(param_delta(c)))
+                      .done());
+  return Json::make_array(std::move(out));
+}
+
+Json figures_json(const ReportDiff& d) {
   std::vector<Json> figures;
   for (const auto& f : d.figures) figures.push_back(Obj().add("name", f.name).add("a", f.a).add("b", f.b).done());
-  Obj root;
-  root.add("schema_version", uint64_t{1})
-      .add("a", Obj().add("name", d.a_name).add("model_type", d.a_type).done())
-      .add("b", Obj().add("name", d.b_name).add("model_type", d.b_type).done())
-      .add("nearest_reason", d.nearest_reason ? Json::make_string(*d.nearest_reason) : Json())
-      .add("figures", Json::make_array(std::move(figures)))
-      .add("config", Obj().add("changed", fields(d.changed)).add("added", fields(d.added)).add("removed", fields(d.removed)).done())
-      .add("structure", Obj()
-                            .add("source", d.structure_source)
-                            .add("identical_patterns", d.patterns_same)
-                            .add("reshaped", patterns(d.patterns_reshaped))
-                            .add("added", patterns(d.patterns_added))
-                            .add("removed", patterns(d.patterns_removed))
-                            .done());
-  return root.done().dump_pretty(2) + "\n";
+  return Json::make_array(std::move(figures));
 }
 
-std::string render_diff_markdown(const ReportDiff& d) {
-  std::string out = "### hfinspect diff: `" + d.a_name + "` → `" + d.b_name + "`\n\n";
+Json config_json(const ReportDiff& d) {
+  return Obj().add("changed", fields_json(d.changed)).add("added", fields_json(d.added)).add("removed", fields_json(d.removed)).done();
+}
+
+Json structure_json(const ReportDiff& d) {
+  return Obj()
+      .add("source", d.structure_source)
+      .add("identical_patterns", d.patterns_same)
+      .add("reshaped", patterns_json(d.patterns_reshaped))
+      .add("added", patterns_json(d.patterns_added))
+      .add("removed", patterns_json(d.patterns_removed))
+      .done();
+}
+
+using MarkdownSection = void (*)(std::string&, const ReportDiff&);
+
+void markdown_header(std::string& out, const ReportDiff& d) {
+  out += "### hfinspect diff: `" + d.a_name + "` → `" + d.b_name + "`\n\n";
   if (d.nearest_reason) out += "B is A's nearest bundled reference (" + *d.nearest_reason + ").\n\n";
+}
+
+void markdown_figures(std::string& out, const ReportDiff& d) {
   out += "| figure | A | B |\n|---|---:|---:|\n";
   for (const auto& f : d.figures)
     if (f.a != f.b) out += "| " + f.name + " | " + with_commas(f.a) + " | " + with_commas(f.b) + " |\n";
+}
+
+void markdown_config(std::string& out, const ReportDiff& d) {
   out += "\n| config field | A | B |\n|---|---|---|\n";
   for (const auto* list : {&d.changed, &d.added, &d.removed})
     for (const auto& f : *list) out += "| `" + f.key + "` | `" + value_text(f.a) + "` | `" + value_text(f.b) + "` |\n";
+}
+
+void markdown_structure(std::string& out, const ReportDiff& d) {
   out += "\n| tensor pattern | A | B | Δ params |\n|---|---|---|---:|\n";
   for (const auto* list : {&d.patterns_reshaped, &d.patterns_added, &d.patterns_removed})
     for (const auto& c : *list)
       out += "| `" + c.pattern + "` | " + (c.a ? shapes_text(*c.a) : "—") + " | " + (c.b ? shapes_text(*c.b) : "—") + " | " +
              delta_text(param_delta(c)) + " |\n";
+}
+
+constexpr MarkdownSection kMarkdownSections[] = {markdown_header, markdown_figures, markdown_config, markdown_structure};
+
+}  // namespace
+
+std::optional<DiffFormat> parse_diff_format(std::string_view name) {
+  if (name == "text") return DiffFormat::Text;
+  if (name == "json") return DiffFormat::Json;
+  if (name == "markdown") return DiffFormat::Markdown;
+  return std::nullopt;
+}
+
+std::string render_diff_text(const ReportDiff& d, bool color) {
+  Style st{color};
+  std::string out;
+  for (TextSection section : kTextSections) section(out, st, d);
   return out;
+}
+
+std::string render_diff_json(const ReportDiff& d) {
+  Obj root;
+  root.add("schema_version", uint64_t{1})
+      .add("a", Obj().add("name", d.a_name).add("model_type", d.a_type).done())
+      .add("b", Obj().add("name", d.b_name).add("model_type", d.b_type).done())
+      .add("nearest_reason", d.nearest_reason ? Json::make_string(*d.nearest_reason) : Json())
+      .add("figures", figures_json(d))
+      .add("config", config_json(d))
+      .add("structure", structure_json(d));
+  return root.done().dump_pretty(2) + "\n";
+}
+
+std::string render_diff_markdown(const ReportDiff& d) {
+  std::string out;
+  for (MarkdownSection section : kMarkdownSections) section(out, d);
+  return out;
+}
+
+std::string render_diff(const ReportDiff& d, DiffFormat format, bool color) {
+  switch (format) {
+    case DiffFormat::Text: return render_diff_text(d, color);
+    case DiffFormat::Json: return render_diff_json(d);
+    case DiffFormat::Markdown: return render_diff_markdown(d);
+  }
+  return render_diff_text(d, color);
 }
 
 }  // namespace hfi

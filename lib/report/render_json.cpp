@@ -1,5 +1,5 @@
 // The --json renderer. Keys are a contract with scripts (docs/json-schema.md); add keys freely,
-// rename only with a schema_version bump.
+// rename only with a schema_version bump. One function per top-level key, in output order.
 #include "report/json_builder.hpp"
 #include "report/report.hpp"
 
@@ -27,6 +27,8 @@ Json groups(const std::vector<PatternGroup>& gs) {
 
 Json nullable_string(const std::optional<std::string>& s) { return s ? Json::make_string(*s) : Json(); }
 Json nullable_bool(const std::optional<bool>& b) { return b ? Json::make_bool(*b) : Json(); }
+Json nullable_int(const std::optional<int64_t>& v) { return v ? Json::make_int(*v) : Json(); }
+Json empty_is_null(const std::string& s) { return s.empty() ? Json() : Json::make_string(s); }
 
 Json layer_kind_counts(const ArchModel& spec) {
   uint64_t full = 0, sliding = 0, chunked = 0, mla = 0;
@@ -39,21 +41,40 @@ Json layer_kind_counts(const ArchModel& spec) {
   return Obj().add("full", full).add("sliding", sliding).add("chunked", chunked).add("mla", mla).done();
 }
 
-}  // namespace
+Json repo_json(const Report& r) {
+  return Obj()
+      .add("id", r.repo_id)
+      .add("revision", empty_is_null(r.revision))
+      .add("commit", empty_is_null(r.commit))
+      .add("source", source_kind_name(r.source_kind))
+      .add("location", r.location)
+      .done();
+}
 
-std::string render_json(const Report& r) {
-  Obj root;
-  root.add("schema_version", static_cast<uint64_t>(r.schema_version));
-  root.add("repo", Obj()
-                       .add("id", r.repo_id)
-                       .add("revision", r.revision.empty() ? Json() : Json::make_string(r.revision))
-                       .add("commit", r.commit.empty() ? Json() : Json::make_string(r.commit))
-                       .add("source", source_kind_name(r.source_kind))
-                       .add("location", r.location)
-                       .done());
+Json inferred_json(const InferredStructure& i) {
+  std::vector<Json> unplaced;
+  for (const auto& g : i.unplaced) unplaced.push_back(Obj().add("pattern", g.pattern).add("tensors", g.tensors).add("params", g.params).done());
+  return Obj()
+      .add("stack", i.stack)
+      .add("layers", i.layers)
+      .add("embedding", i.embedding)
+      .add_optional("vocab_size", i.vocab_size)
+      .add_optional("hidden_size", i.hidden_size)
+      .add("lm_head", i.lm_head)
+      .add("attention", i.attention)
+      .add("mlp", i.mlp)
+      .add("experts", i.experts)
+      .add("router", i.router)
+      .add("placed_tensors", i.placed_tensors)
+      .add("placed_params", i.placed_params)
+      .add("unplaced", Json::make_array(std::move(unplaced)))
+      .done();
+}
+
+Json architecture_json(const Report& r) {
   Obj arch;
   arch.add("model_type", r.model_type).add("text_model_type", r.text_model_type).add("architectures", strings(r.architectures));
-  arch.add("spec", r.family.empty() ? Json() : Json::make_string(r.family));
+  arch.add("spec", empty_is_null(r.family));
   arch.add("summary", r.summary);
   if (r.spec) {
     arch.add("attention", r.spec->attention_summary)
@@ -64,85 +85,85 @@ std::string render_json(const Report& r) {
         .add("tied_embeddings", r.spec->tied_embeddings)
         .add("attention_layers", layer_kind_counts(*r.spec));
   }
-  if (r.inferred) {
-    const InferredStructure& i = *r.inferred;
-    std::vector<Json> unplaced;
-    for (const auto& g : i.unplaced)
-      unplaced.push_back(Obj().add("pattern", g.pattern).add("tensors", g.tensors).add("params", g.params).done());
-    arch.add("inferred", Obj()
-                             .add("stack", i.stack)
-                             .add("layers", i.layers)
-                             .add("embedding", i.embedding)
-                             .add_optional("vocab_size", i.vocab_size)
-                             .add_optional("hidden_size", i.hidden_size)
-                             .add("lm_head", i.lm_head)
-                             .add("attention", i.attention)
-                             .add("mlp", i.mlp)
-                             .add("experts", i.experts)
-                             .add("router", i.router)
-                             .add("placed_tensors", i.placed_tensors)
-                             .add("placed_params", i.placed_params)
-                             .add("unplaced", Json::make_array(std::move(unplaced)))
-                             .done());
-  }
-  root.add("architecture", arch.done());
+  if (r.inferred) arch.add("inferred", inferred_json(*r.inferred));
+  return arch.done();
+}
 
+Json params_json(const Report& r) {
   const ParamBreakdown& p = r.params;
-  root.add("params", Obj()
-                         .add("total", p.total)
-                         .add("source", r.params_source)
-                         .add("stored_elements", p.stored_elements)
-                         .add("by_dtype", counts(p.by_dtype))
-                         .add("by_role", counts(p.by_role))
-                         .add("embedding", p.embedding)
-                         .add("lm_head", p.lm_head)
-                         .add("non_embedding", p.non_embedding)
-                         .add("active", p.active)
-                         .add("active_non_embedding", p.active_non_embedding)
-                         .add("active_without_input_embedding", p.active_without_input_embedding)
-                         .add("active_known", p.active_known)
-                         .add("active_notes", strings(p.active_notes))
-                         .add("mtp", p.mtp)
-                         .done());
-  root.add("formula", Obj().add_optional("total", r.formula_total).add_optional("active", r.formula_active).done());
-  root.add("flops_per_token", Obj()
-                                  .add("fixed", r.flops.fixed)
-                                  .add("attention", r.flops.attention)
-                                  .add("context", r.flops.context)
-                                  .done());
-  root.add("kv_cache", Obj()
-                           .add("bytes_per_token", r.kv.bytes_per_token)
-                           .add("bytes_at_context", r.kv.bytes_at_context)
-                           .add("context", r.kv.context)
-                           .add("bytes_per_element", static_cast<uint64_t>(r.kv.bytes_per_element))
-                           .add("dtype", r.kv_dtype)
-                           .add("attention_layers", static_cast<uint64_t>(r.kv.attention_layers))
-                           .add("windowed_layers", static_cast<uint64_t>(r.kv.windowed_layers))
-                           .add("mla_layers", static_cast<uint64_t>(r.kv.mla_layers))
-                           .add("shared_kv_layers", static_cast<uint64_t>(r.kv.shared_kv_layers))
-                           .add("recurrent_layers", static_cast<uint64_t>(r.kv.recurrent_layers))
-                           .add("recurrent_state_bytes", r.kv.recurrent_state_bytes)
-                           .add("encoder_only", r.kv.encoder_only)
-                           .done());
-  root.add("memory", Obj()
-                         .add("weight_bytes", r.memory.weight_bytes)
-                         .add("kv_bytes", r.memory.kv_bytes)
-                         .add("total_bytes", r.memory.total_bytes)
-                         .done());
-  root.add("files", Obj()
-                        .add("shards", static_cast<uint64_t>(r.shard_count))
-                        .add("tensors", static_cast<uint64_t>(r.tensor_count))
-                        .add("tensor_bytes", r.storage.stored_bytes)
-                        .add("file_bytes", r.storage.file_bytes)
-                        .add("scalar_tensors", r.storage.scalar_tensors)
-                        .add_optional("index_total_size", r.index_total_size)
-                        .add("other_weight_files", strings(r.other_weight_files))
-                        .done());
+  return Obj()
+      .add("total", p.total)
+      .add("source", params_source_name(r.params_source))
+      .add("stored_elements", p.stored_elements)
+      .add("by_dtype", counts(p.by_dtype))
+      .add("by_role", counts(p.by_role))
+      .add("embedding", p.embedding)
+      .add("lm_head", p.lm_head)
+      .add("non_embedding", p.non_embedding)
+      .add("active", p.active)
+      .add("active_non_embedding", p.active_non_embedding)
+      .add("active_without_input_embedding", p.active_without_input_embedding)
+      .add("active_known", p.active_known)
+      .add("active_notes", strings(p.active_notes))
+      .add("mtp", p.mtp)
+      .done();
+}
 
+Json formula_json(const Report& r) { return Obj().add_optional("total", r.formula_total).add_optional("active", r.formula_active).done(); }
+
+Json flops_json(const Report& r) {
+  return Obj().add("fixed", r.flops.fixed).add("attention", r.flops.attention).add("context", r.flops.context).done();
+}
+
+Json kv_cache_json(const Report& r) {
+  const KvCache& kv = r.kv;
+  return Obj()
+      .add("bytes_per_token", kv.bytes_per_token)
+      .add("bytes_at_context", kv.bytes_at_context)
+      .add("context", kv.context)
+      .add("bytes_per_element", static_cast<uint64_t>(kv.bytes_per_element))
+      .add("dtype", r.kv_dtype)
+      .add("attention_layers", static_cast<uint64_t>(kv.attention_layers))
+      .add("windowed_layers", static_cast<uint64_t>(kv.windowed_layers))
+      .add("mla_layers", static_cast<uint64_t>(kv.mla_layers))
+      .add("shared_kv_layers", static_cast<uint64_t>(kv.shared_kv_layers))
+      .add("recurrent_layers", static_cast<uint64_t>(kv.recurrent_layers))
+      .add("recurrent_state_bytes", kv.recurrent_state_bytes)
+      .add("encoder_only", kv.encoder_only)
+      .done();
+}
+
+Json memory_json(const Report& r) {
+  return Obj().add("weight_bytes", r.memory.weight_bytes).add("kv_bytes", r.memory.kv_bytes).add("total_bytes", r.memory.total_bytes).done();
+}
+
+Json files_json(const Report& r) {
+  return Obj()
+      .add("shards", static_cast<uint64_t>(r.shard_count))
+      .add("tensors", static_cast<uint64_t>(r.tensor_count))
+      .add("tensor_bytes", r.storage.stored_bytes)
+      .add("file_bytes", r.storage.file_bytes)
+      .add("scalar_tensors", r.storage.scalar_tensors)
+      .add_optional("index_total_size", r.index_total_size)
+      .add("other_weight_files", strings(r.other_weight_files))
+      .done();
+}
+
+Json index_only_json(const IndexReconciliation& ir) {
+  return Obj()
+      .add("expected_tensors", ir.expected_tensors)
+      .add("listed_tensors", ir.listed_tensors)
+      .add("missing", strings(ir.missing))
+      .add("unexplained", groups(ir.unexplained))
+      .add("expected_bytes", ir.expected_bytes)
+      .add_optional("total_size", ir.total_size)
+      .done();
+}
+
+Json reconcile_json(const Report& r) {
   const Reconciliation& rc = r.reconcile;
   std::vector<Json> missing, mismatches;
-  for (const auto& m : rc.missing)
-    missing.push_back(Obj().add("name", m.name).add("role", role_name(m.role)).add("params", m.params).done());
+  for (const auto& m : rc.missing) missing.push_back(Obj().add("name", m.name).add("role", role_name(m.role)).add("params", m.params).done());
   for (const auto& m : rc.shape_mismatches)
     mismatches.push_back(Obj().add("name", m.name).add("expected", shape(m.expected)).add("actual", shape(m.actual)).done());
   Obj rec;
@@ -158,101 +179,121 @@ std::string render_json(const Report& r) {
       .add("absent_parts", strings(rc.absent_parts))
       .add("shape_mismatches", Json::make_array(std::move(mismatches)))
       .add("index_mismatches", strings(r.index_mismatches));
-  if (r.index_reconcile) {
-    const auto& ir = *r.index_reconcile;
-    rec.add("index_only", Obj()
-                              .add("expected_tensors", ir.expected_tensors)
-                              .add("listed_tensors", ir.listed_tensors)
-                              .add("missing", strings(ir.missing))
-                              .add("unexplained", groups(ir.unexplained))
-                              .add("expected_bytes", ir.expected_bytes)
-                              .add_optional("total_size", ir.total_size)
-                              .done());
-  }
-  root.add("reconcile", rec.done());
+  if (r.index_reconcile) rec.add("index_only", index_only_json(*r.index_reconcile));
+  return rec.done();
+}
 
+Json unknown_fields_json(const Report& r) {
   std::vector<Json> unknown;
   for (const auto& u : r.unknown_fields) unknown.push_back(Obj().add("name", u.name).add("file", u.file).add("value", u.value).done());
-  root.add("unknown_fields", Json::make_array(std::move(unknown)));
+  return Json::make_array(std::move(unknown));
+}
 
-  if (r.generation) {
-    Obj decoding;
-    for (const auto& [k, v] : r.generation->decoding) decoding.add(k, v);
-    std::vector<Json> eos;
-    for (auto id : r.generation->eos_token_ids) eos.push_back(Json::make_int(id));
-    root.add("generation", Obj()
-                               .add("decoding", decoding.done())
-                               .add("eos_token_ids", Json::make_array(std::move(eos)))
-                               .add("bos_token_id", r.generation->bos_token_id ? Json::make_int(*r.generation->bos_token_id) : Json())
-                               .add("pad_token_id", r.generation->pad_token_id ? Json::make_int(*r.generation->pad_token_id) : Json())
-                               .done());
-  } else {
-    root.add("generation", Json());
-  }
-  if (r.tokenizer) {
-    const auto& t = *r.tokenizer;
-    root.add("tokenizer", Obj()
-                              .add("class", nullable_string(t.tokenizer_class))
-                              .add("bos_token", nullable_string(t.bos_token))
-                              .add("eos_token", nullable_string(t.eos_token))
-                              .add("pad_token", nullable_string(t.pad_token))
-                              .add("unk_token", nullable_string(t.unk_token))
-                              .add("add_bos_token", nullable_bool(t.add_bos_token))
-                              .add("add_eos_token", nullable_bool(t.add_eos_token))
-                              .add_optional("model_max_length", t.model_max_length)
-                              .add("padding_side", nullable_string(t.padding_side))
-                              .add("chat_template", t.has_chat_template)
-                              .add("chat_template_names", strings(t.chat_template_names))
-                              .add("added_tokens", static_cast<uint64_t>(t.added_tokens))
-                              .done());
-  } else {
-    root.add("tokenizer", Json());
-  }
-  if (r.quant) {
-    const QuantSummary& q = *r.quant;
-    auto pairs = [](const std::vector<std::pair<std::string, uint64_t>>& v) {
-      Obj o;
-      for (const auto& [k, n] : v) o.add(k, n);
-      return o.done();
-    };
-    std::vector<Json> roles, findings;
-    for (const auto& rb : q.by_role)
-      roles.push_back(Obj().add("role", rb.role).add("params", rb.params).add("bytes", rb.bytes)
-                          .add("bits_per_weight", Json::make_double(rb.bits_per_weight())).done());
-    for (const auto& f : q.findings)
-      findings.push_back(Obj().add("check", f.check).add("subject", f.subject).add("message", f.message).done());
-    Json declared;
-    if (q.declared)
-      declared = Obj()
-                     .add("file", q.declared->file)
-                     .add("quant_method", q.declared->quant_method)
-                     .add("scheme", quant_scheme_name(q.declared->scheme))
-                     .add_optional("bits", q.declared->bits ? std::optional<uint64_t>(*q.declared->bits) : std::nullopt)
-                     .add_optional("group_size", q.declared->group_size ? std::optional<uint64_t>(*q.declared->group_size) : std::nullopt)
-                     .done();
-    root.add("quantization", Obj()
-                                 .add("method", nullable_string(r.quant_method))
-                                 .add("declared", declared)
-                                 .add("detected", pairs(q.detected))
-                                 .add("quantized_modules", q.quantized_modules)
-                                 .add("quantized_params", q.quantized_params)
-                                 .add("value_bytes", q.value_bytes)
-                                 .add("bookkeeping_tensors", static_cast<uint64_t>(r.storage.bookkeeping.size()))
-                                 .add("bookkeeping_bytes", q.bookkeeping_bytes)
-                                 .add("bookkeeping_by_kind", pairs(q.bookkeeping_by_kind))
-                                 .add("high_precision_bytes", q.high_precision_bytes)
-                                 .add("quantized_bits_per_weight", Json::make_double(q.quantized_bits_per_weight))
-                                 .add("overall_bits_per_weight", Json::make_double(q.overall_bits_per_weight))
-                                 .add("by_role", Json::make_array(std::move(roles)))
-                                 .add("high_precision_linears", pairs(q.high_precision_linears))
-                                 .add("kv_cache_dtype", q.kv_cache_dtype ? Json::make_string(*q.kv_cache_dtype) : Json())
-                                 .add("notes", strings(q.notes))
-                                 .add("findings", Json::make_array(std::move(findings)))
-                                 .done());
-  } else {
-    root.add("quantization", Json());
-  }
-  root.add("notes", strings(r.notes));
+Json generation_json(const Report& r) {
+  if (!r.generation) return Json();
+  const GenerationConfig& g = *r.generation;
+  Obj decoding;
+  for (const auto& [k, v] : g.decoding) decoding.add(k, v);
+  std::vector<Json> eos;
+  for (auto id : g.eos_token_ids) eos.push_back(Json::make_int(id));
+  return Obj()
+      .add("decoding", decoding.done())
+      .add("eos_token_ids", Json::make_array(std::move(eos)))
+      .add("bos_token_id", nullable_int(g.bos_token_id))
+      .add("pad_token_id", nullable_int(g.pad_token_id))
+      .done();
+}
+
+Json tokenizer_json(const Report& r) {
+  if (!r.tokenizer) return Json();
+  const TokenizerConfig& t = *r.tokenizer;
+  return Obj()
+      .add("class", nullable_string(t.tokenizer_class))
+      .add("bos_token", nullable_string(t.bos_token))
+      .add("eos_token", nullable_string(t.eos_token))
+      .add("pad_token", nullable_string(t.pad_token))
+      .add("unk_token", nullable_string(t.unk_token))
+      .add("add_bos_token", nullable_bool(t.add_bos_token))
+      .add("add_eos_token", nullable_bool(t.add_eos_token))
+      .add_optional("model_max_length", t.model_max_length)
+      .add("padding_side", nullable_string(t.padding_side))
+      .add("chat_template", t.has_chat_template)
+      .add("chat_template_names", strings(t.chat_template_names))
+      .add("added_tokens", static_cast<uint64_t>(t.added_tokens))
+      .done();
+}
+
+Json declared_quant_json(const std::optional<QuantDeclaration>& declared) {
+  if (!declared) return Json();
+  auto widen = [](const auto& v) { return v ? std::optional<uint64_t>(*v) : std::nullopt; };
+  return Obj()
+      .add("file", declared->file)
+      .add("quant_method", declared->quant_method)
+      .add("scheme", quant_scheme_name(declared->scheme))
+      .add_optional("bits", widen(declared->bits))
+      .add_optional("group_size", widen(declared->group_size))
+      .done();
+}
+
+Json quantization_json(const Report& r) {
+  if (!r.quant) return Json();
+  const QuantSummary& q = *r.quant;
+  std::vector<Json> roles, findings;
+  for (const auto& rb : q.by_role)
+    roles.push_back(
+        Obj().add("role", rb.role).add("params", rb.params).add("bytes", rb.bytes).add("bits_per_weight", Json::make_double(rb.bits_per_weight())).done());
+  for (const auto& f : q.findings) findings.push_back(Obj().add("check", f.check).add("subject", f.subject).add("message", f.message).done());
+  return Obj()
+      .add("method", nullable_string(r.quant_method))
+      .add("declared", declared_quant_json(q.declared))
+      .add("detected", counts(q.detected))
+      .add("quantized_modules", q.quantized_modules)
+      .add("quantized_params", q.quantized_params)
+      .add("value_bytes", q.value_bytes)
+      .add("bookkeeping_tensors", static_cast<uint64_t>(r.storage.bookkeeping.size()))
+      .add("bookkeeping_bytes", q.bookkeeping_bytes)
+      .add("bookkeeping_by_kind", counts(q.bookkeeping_by_kind))
+      .add("high_precision_bytes", q.high_precision_bytes)
+      .add("quantized_bits_per_weight", Json::make_double(q.quantized_bits_per_weight))
+      .add("overall_bits_per_weight", Json::make_double(q.overall_bits_per_weight))
+      .add("by_role", Json::make_array(std::move(roles)))
+      .add("high_precision_linears", counts(q.high_precision_linears))
+      .add("kv_cache_dtype", nullable_string(q.kv_cache_dtype))
+      .add("notes", strings(q.notes))
+      .add("findings", Json::make_array(std::move(findings)))
+      .done();
+}
+
+Json notes_json(const Report& r) { return strings(r.notes); }
+
+struct JsonSection {
+  const char* key;
+  Json (*render)(const Report&);
+};
+
+constexpr JsonSection kSections[] = {
+    {"repo", repo_json},
+    {"architecture", architecture_json},
+    {"params", params_json},
+    {"formula", formula_json},
+    {"flops_per_token", flops_json},
+    {"kv_cache", kv_cache_json},
+    {"memory", memory_json},
+    {"files", files_json},
+    {"reconcile", reconcile_json},
+    {"unknown_fields", unknown_fields_json},
+    {"generation", generation_json},
+    {"tokenizer", tokenizer_json},
+    {"quantization", quantization_json},
+    {"notes", notes_json},
+};
+
+}  // namespace
+
+std::string render_json(const Report& r) {
+  Obj root;
+  root.add("schema_version", static_cast<uint64_t>(r.schema_version));
+  for (const auto& section : kSections) root.add(section.key, section.render(r));
   return root.done().dump_pretty(2);
 }
 

@@ -1,14 +1,34 @@
-// Markdown for pull-request comments: the same figures as the text report, as tables.
+// Markdown for pull-request comments: the same figures as the text report, as tables. One
+// function per block, in the order kSections gives.
+#include <cstdio>
+
 #include "report/format.hpp"
 #include "report/report.hpp"
 
 namespace hfi {
+namespace {
 
-std::string render_markdown(const Report& r) {
-  std::string out;
+void title_section(std::string& out, const Report& r) {
   std::string title = r.repo_id.empty() ? r.location : r.repo_id;
   out += "### hfinspect: `" + title + "`\n\n";
   if (!r.summary.empty()) out += "**" + r.model_type + "** — " + r.summary + "\n\n";
+}
+
+void runtime_rows(std::string& out, const Report& r) {
+  out += "| fixed FLOPs / token | " + short_flops(r.flops.fixed) + " |\n";
+  out += "| attention FLOPs / token at " + with_commas(r.flops.context) + " | " + short_flops(r.flops.attention) + " |\n";
+  if (r.kv.encoder_only) {
+    out += "| KV cache | encoder: no KV cache |\n";
+  } else {
+    out += "| KV cache / token | " + with_commas(r.kv.bytes_per_token) + " B |\n";
+    out += "| KV cache at " + with_commas(r.kv.context) + " | " + short_bytes(r.kv.bytes_at_context) + " |\n";
+  }
+  if (r.kv.recurrent_layers)
+    out += "| recurrent state / sequence (" + std::to_string(r.kv.recurrent_layers) + " layers) | " + short_bytes(r.kv.recurrent_state_bytes) +
+           " |\n";
+}
+
+void figures_section(std::string& out, const Report& r) {
   const ParamBreakdown& p = r.params;
   out += "| figure | value |\n|---|---:|\n";
   out += "| total parameters | " + with_commas(p.total) + " |\n";
@@ -16,19 +36,7 @@ std::string render_markdown(const Report& r) {
   out += "| embedding | " + with_commas(p.embedding) + " |\n";
   out += "| lm_head | " + with_commas(p.lm_head) + " |\n";
   if (p.mtp) out += "| MTP | " + with_commas(p.mtp) + " |\n";
-  if (r.spec) {
-    out += "| fixed FLOPs / token | " + short_flops(r.flops.fixed) + " |\n";
-    out += "| attention FLOPs / token at " + with_commas(r.flops.context) + " | " + short_flops(r.flops.attention) + " |\n";
-    if (r.kv.encoder_only) {
-      out += "| KV cache | encoder: no KV cache |\n";
-    } else {
-      out += "| KV cache / token | " + with_commas(r.kv.bytes_per_token) + " B |\n";
-      out += "| KV cache at " + with_commas(r.kv.context) + " | " + short_bytes(r.kv.bytes_at_context) + " |\n";
-    }
-    if (r.kv.recurrent_layers)
-      out += "| recurrent state / sequence (" + std::to_string(r.kv.recurrent_layers) + " layers) | " +
-             short_bytes(r.kv.recurrent_state_bytes) + " |\n";
-  }
+  if (r.spec) runtime_rows(out, r);
   out += "| weights | " + short_bytes(r.memory.weight_bytes) + " |\n";
   if (r.quant && r.quant->declared)
     out += "| quantization | " + r.quant->declared->quant_method + " (" + quant_scheme_name(r.quant->declared->scheme) + ") |\n";
@@ -38,23 +46,43 @@ std::string render_markdown(const Report& r) {
     out += "| bits/weight (quantized part) | " + std::string(bpw) + " |\n";
   }
   out += "\n";
+}
+
+void roles_section(std::string& out, const Report& r) {
+  const ParamBreakdown& p = r.params;
   out += "| role | params | share |\n|---|---:|---:|\n";
   for (const auto& [role, n] : p.by_role) {
     char share[16];
     std::snprintf(share, sizeof share, "%.1f%%", p.total ? 100.0 * static_cast<double>(n) / static_cast<double>(p.total) : 0.0);
     out += "| " + role + " | " + with_commas(n) + " | " + share + " |\n";
   }
+}
+
+void reconcile_section(std::string& out, const Report& r) {
   const Reconciliation& rc = r.reconcile;
-  out += "\n**Reconcile:** `" + rc.status + "`, " + with_commas(rc.matched_tensors) + " matched, " +
-         with_commas(rc.unexplained_tensors) + " unexplained\n";
+  out += "\n**Reconcile:** `" + rc.status + "`, " + with_commas(rc.matched_tensors) + " matched, " + with_commas(rc.unexplained_tensors) +
+         " unexplained\n";
   if (!rc.unexplained.empty()) {
     out += "\n| unexplained pattern | tensors | params |\n|---|---:|---:|\n";
-    for (const auto& g : rc.unexplained)
-      out += "| `" + g.pattern + "` | " + with_commas(g.tensors) + " | " + with_commas(g.params) + " |\n";
+    for (const auto& g : rc.unexplained) out += "| `" + g.pattern + "` | " + with_commas(g.tensors) + " | " + with_commas(g.params) + " |\n";
   }
-  for (const auto& m : rc.missing) out += "- missing `" + m.name + "`\n";
-  for (const auto& m : rc.shape_mismatches) out += "- shape mismatch `" + m.name + "`\n";
+}
+
+void findings_section(std::string& out, const Report& r) {
+  for (const auto& m : r.reconcile.missing) out += "- missing `" + m.name + "`\n";
+  for (const auto& m : r.reconcile.shape_mismatches) out += "- shape mismatch `" + m.name + "`\n";
   for (const auto& u : r.unknown_fields) out += "- unknown field `" + u.subject() + "` = `" + u.value.dump() + "`\n";
+}
+
+using MarkdownSection = void (*)(std::string&, const Report&);
+
+constexpr MarkdownSection kSections[] = {title_section, figures_section, roles_section, reconcile_section, findings_section};
+
+}  // namespace
+
+std::string render_markdown(const Report& r) {
+  std::string out;
+  for (MarkdownSection section : kSections) section(out, r);
   return out;
 }
 

@@ -1,73 +1,136 @@
 // The report people read in a terminal: aligned sections, a bar chart of where the parameters
-// live, colour only when asked (the CLI asks on a TTY without NO_COLOR).
-#include <algorithm>
-
+// live, colour only when asked (the CLI asks on a TTY without NO_COLOR). One function per
+// section, in the order kSections gives; "gap" is the blank line between groups of sections.
 #include "report/format.hpp"
 #include "report/report.hpp"
+#include "report/text_layout.hpp"
 
 namespace hfi {
 namespace {
 
-std::string pad_right(std::string s, size_t width) {
-  // Width in code points, so the bar glyphs and θ do not skew the columns.
-  size_t cps = 0;
-  for (unsigned char c : s) cps += (c & 0xC0) != 0x80;
-  if (cps < width) s.append(width - cps, ' ');
-  return s;
+using text::bar;
+using text::bpw_text;
+using text::line;
+using text::pad_left;
+using text::pad_right;
+using text::percent;
+
+void gap(std::string& out, const Style&, const Report&) { out += "\n"; }
+
+void title_section(std::string& out, const Style& st, const Report& r) {
+  std::string title = r.repo_id.empty() ? r.location : r.repo_id;
+  out += st.bold("hfinspect · " + title) +
+         st.dim("  (" + std::string(source_kind_name(r.source_kind)) + (r.commit.empty() ? "" : " @ " + r.commit.substr(0, 12)) + ")") +
+         "\n\n";
 }
 
-std::string pad_left(const std::string& s, size_t width) {
-  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+void inferred_lines(std::string& out, const Style& st, const InferredStructure& i) {
+  std::string shape = std::to_string(i.layers) + " blocks in " + (i.stack.empty() ? std::string("no stack") : i.stack);
+  if (i.hidden_size) shape += ", hidden " + with_commas(*i.hidden_size);
+  if (i.vocab_size) shape += ", vocabulary " + with_commas(*i.vocab_size);
+  line(out, st, "", st.dim("inferred from tensor names: ") + shape);
+  std::string parts = (i.attention.empty() ? std::string("attention not recognised") : "attention: " + i.attention) + "; " +
+                      (i.mlp.empty() ? std::string("MLP not recognised") : "MLP: " + i.mlp);
+  if (i.experts > 0) parts += "; " + std::to_string(i.experts) + " experts per layer" + (i.router ? " with a router" : "");
+  parts += i.lm_head.empty() ? "; no stored head (tied?)" : "; head " + i.lm_head;
+  line(out, st, "", parts);
+  if (!i.unplaced.empty()) {
+    uint64_t params = 0;
+    for (const auto& g : i.unplaced) params += g.params;
+    line(out, st, "", st.warn("could not place ") + std::to_string(i.unplaced.size()) + " name pattern(s), " + with_commas(params) +
+                          " params: " + i.unplaced.front().pattern + (i.unplaced.size() > 1 ? ", ..." : ""));
+  }
 }
 
-std::string bar(uint64_t part, uint64_t whole, int width) {
-  if (whole == 0) return std::string(static_cast<size_t>(width), ' ');
-  double frac = static_cast<double>(part) / static_cast<double>(whole);
-  int eighths = static_cast<int>(frac * width * 8 + 0.5);
-  static const char* const partial[] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
-  std::string out;
-  for (int i = 0; i < eighths / 8; ++i) out += "█";
-  out += partial[eighths % 8];
-  int used = eighths / 8 + (eighths % 8 ? 1 : 0);
-  out.append(static_cast<size_t>(std::max(0, width - used)), ' ');
-  return out;
+void architecture_section(std::string& out, const Style& st, const Report& r) {
+  std::string arch = r.model_type.empty() ? "unknown model_type" : r.model_type;
+  if (r.text_model_type != r.model_type && !r.text_model_type.empty()) arch += " (language model: " + r.text_model_type + ")";
+  if (!r.architectures.empty()) arch += " · " + r.architectures.front();
+  line(out, st, "Architecture", arch);
+  if (r.spec) {
+    for (const auto& piece : {r.spec->attention_summary, r.spec->position_summary,
+                              r.spec->norm_summary + ", " + r.spec->activation_summary + ", " +
+                                  (r.spec->tied_embeddings ? "tied embeddings" : "untied embeddings"),
+                              r.spec->layer_summary})
+      line(out, st, "", piece);
+  }
+  if (r.inferred) inferred_lines(out, st, *r.inferred);
 }
 
-std::string percent(uint64_t part, uint64_t whole) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%5.1f%%", whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
-  return buf;
+void stored_params_lines(std::string& out, const Style& st, const Report& r) {
+  const ParamBreakdown& p = r.params;
+  line(out, st, "Parameters", st.bold(with_commas(p.total)) + " (" + short_count(p.total) + ") from " + std::to_string(r.shard_count) +
+                                  " shard header" + (r.shard_count == 1 ? "" : "s") + ", " + with_commas(r.tensor_count) + " tensors");
+  std::string dtypes;
+  for (const auto& [name, n] : p.by_dtype) dtypes += (dtypes.empty() ? "" : ", ") + name + " " + short_count(n);
+  line(out, st, "", "by dtype: " + dtypes);
+  if (p.stored_elements != p.total)
+    line(out, st, "", "stored elements " + with_commas(p.stored_elements) +
+                          " (as naive counters see them: packed values, scales and scalars counted as elements)");
+  line(out, st, "", "embedding " + with_commas(p.embedding) + " · lm_head " + with_commas(p.lm_head) + " · non-embedding " +
+                        with_commas(p.non_embedding) + (p.mtp ? " · MTP " + with_commas(p.mtp) : ""));
+  line(out, st, "Active",
+       with_commas(p.active) + " (" + short_count(p.active) + ") per token" + (p.active_known ? "" : st.warn(" (no spec: all counted)")));
+  line(out, st, "", "without input embedding " + with_commas(p.active_without_input_embedding) + " · non-embedding " +
+                        with_commas(p.active_non_embedding));
+  for (const auto& n : p.active_notes) line(out, st, "", st.dim(n));
+  out += "\n" + st.bold("Where the parameters live") + "\n";
+  for (const auto& [role, n] : p.by_role)
+    out += "  " + pad_right(role, 20) + pad_left(with_commas(n), 17) + "  " + bar(n, p.total, 24) + percent(n, p.total) + "\n";
 }
 
-void line(std::string& out, const Style& st, const std::string& label, const std::string& value) {
-  out += st.bold(pad_right(label + (label.empty() ? "" : " "), 14)) + value + "\n";  // a long label still gets its space
+void parameters_section(std::string& out, const Style& st, const Report& r) {
+  bool stored = r.params_source == ParamsSource::Safetensors;
+  if (stored) {
+    stored_params_lines(out, st, r);
+  } else if (r.formula_total) {
+    // r.params is the formula plus any optional tensor (tied head copy, buffer) the index lists.
+    line(out, st, "Parameters", with_commas(r.params.total) + " (" + short_count(r.params.total) + ") from the config formula (no safetensors headers)" +
+                                    (r.params.total != *r.formula_total ? ", incl. optional tensors the index lists" : ""));
+  }
+  if (r.formula_total && stored && *r.formula_total != r.reconcile.matched_params)
+    line(out, st, "Formula", "config predicts " + with_commas(*r.formula_total) + "; the checkpoint's matched tensors hold " +
+                                 with_commas(r.reconcile.matched_params));
 }
 
-std::string bpw_text(double bpw) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", bpw);
-  return buf;
+void kv_cache_lines(std::string& out, const Style& st, const Report& r) {
+  const KvCache& kv = r.kv;
+  if (kv.encoder_only) {
+    line(out, st, "KV cache", "encoder: no KV cache");
+    line(out, st, "", st.dim("bidirectional attention over the whole sequence, recomputed on every pass; nothing is kept between passes"));
+    return;
+  }
+  line(out, st, "KV cache", with_commas(kv.bytes_per_token) + " B/token at " + std::to_string(kv.bytes_per_element) + " B/element (" +
+                                r.kv_dtype + ") · " + short_bytes(kv.bytes_at_context) + " at " + with_commas(kv.context) + " tokens");
+  std::string detail = std::to_string(kv.attention_layers) + " attention layers";
+  if (kv.windowed_layers) detail += ", " + std::to_string(kv.windowed_layers) + " windowed (capped at their window)";
+  if (kv.mla_layers) detail += ", MLA: compressed latent + RoPE key cached";
+  if (kv.shared_kv_layers) detail += ", " + std::to_string(kv.shared_kv_layers) + " more reuse an earlier layer's KV (not cached)";
+  if (kv.recurrent_layers)
+    detail += "; " + std::to_string(kv.recurrent_layers) + " recurrent layers keep " + short_bytes(kv.recurrent_state_bytes) +
+              " of state per sequence, whatever the context";
+  line(out, st, "", st.dim(detail));
 }
 
-void render_quantization(std::string& out, const Style& st, const Report& r) {
-  const QuantSummary& q = *r.quant;
-  std::string declared = q.declared ? q.declared->quant_method + " (" + quant_scheme_name(q.declared->scheme) +
-                                          (q.declared->bits ? ", " + std::to_string(*q.declared->bits) + "-bit" : "") +
-                                          (q.declared->group_size ? ", group " + std::to_string(*q.declared->group_size) : "") +
-                                          ") in " + q.declared->file
-                                    : "none declared";
-  std::string detected;
-  for (const auto& [scheme, n] : q.detected) detected += (detected.empty() ? "" : ", ") + with_commas(n) + " " + scheme;
-  line(out, st, "Quantization", declared + (detected.empty() ? "" : " · stored: " + detected + " module(s)"));
-  if (q.quantized_modules)
-    line(out, st, "", with_commas(q.quantized_params) + " params quantized at " + bpw_text(q.quantized_bits_per_weight) +
-                          " bits/weight; whole checkpoint " + bpw_text(q.overall_bits_per_weight) + " bits/weight");
-  std::string bytes = "values " + short_bytes(q.value_bytes) + ", bookkeeping " + short_bytes(q.bookkeeping_bytes);
-  std::string kinds;
-  for (const auto& [kind, b] : q.bookkeeping_by_kind) kinds += (kinds.empty() ? "" : ", ") + kind + " " + short_bytes(b);
-  if (!kinds.empty()) bytes += " (" + kinds + ")";
-  bytes += ", high precision " + short_bytes(q.high_precision_bytes);
-  line(out, st, "", st.dim(bytes));
+void runtime_section(std::string& out, const Style& st, const Report& r) {
+  if (r.spec) {
+    line(out, st, "Compute", short_flops(r.flops.fixed) + "FLOP/token fixed + " + short_flops(r.flops.attention) + "FLOP/token attention at " +
+                                 with_commas(r.flops.context) + " context");
+    kv_cache_lines(out, st, r);
+  }
+  line(out, st, "Memory", "weights " + short_bytes(r.memory.weight_bytes) +
+                              (r.spec && !r.kv.encoder_only ? " + KV " + short_bytes(r.memory.kv_bytes) + " = " + short_bytes(r.memory.total_bytes) +
+                                                                  " at " + with_commas(r.kv.context) + " tokens, batch 1"
+                                                            : ""));
+}
+
+std::string declared_quant_text(const std::optional<QuantDeclaration>& d) {
+  if (!d) return "none declared";
+  return d->quant_method + " (" + quant_scheme_name(d->scheme) + (d->bits ? ", " + std::to_string(*d->bits) + "-bit" : "") +
+         (d->group_size ? ", group " + std::to_string(*d->group_size) : "") + ") in " + d->file;
+}
+
+void quant_detail_lines(std::string& out, const Style& st, const QuantSummary& q) {
   if (!q.by_role.empty()) {
     std::string roles;
     for (const auto& rb : q.by_role) roles += (roles.empty() ? "" : " · ") + rb.role + " " + bpw_text(rb.bits_per_weight());
@@ -82,113 +145,50 @@ void render_quantization(std::string& out, const Style& st, const Report& r) {
   }
   if (q.kv_cache_dtype) line(out, st, "", st.dim("KV cache declared as " + *q.kv_cache_dtype));
   for (const auto& n : q.notes) line(out, st, "", st.dim(n));
-  for (size_t i = 0; i < q.findings.size() && i < 10; ++i)
-    line(out, st, "", st.warn("quant " + q.findings[i].check + ": ") + q.findings[i].message);
+  for (size_t i = 0; i < q.findings.size() && i < 10; ++i) line(out, st, "", st.warn("quant " + q.findings[i].check + ": ") + q.findings[i].message);
   if (q.findings.size() > 10) line(out, st, "", st.warn("and " + std::to_string(q.findings.size() - 10) + " more quantization findings"));
 }
 
-}  // namespace
+void quantization_section(std::string& out, const Style& st, const Report& r) {
+  if (!r.quant) return;
+  const QuantSummary& q = *r.quant;
+  std::string detected;
+  for (const auto& [scheme, n] : q.detected) detected += (detected.empty() ? "" : ", ") + with_commas(n) + " " + scheme;
+  line(out, st, "Quantization", declared_quant_text(q.declared) + (detected.empty() ? "" : " · stored: " + detected + " module(s)"));
+  if (q.quantized_modules)
+    line(out, st, "", with_commas(q.quantized_params) + " params quantized at " + bpw_text(q.quantized_bits_per_weight) +
+                          " bits/weight; whole checkpoint " + bpw_text(q.overall_bits_per_weight) + " bits/weight");
+  std::string bytes = "values " + short_bytes(q.value_bytes) + ", bookkeeping " + short_bytes(q.bookkeeping_bytes);
+  std::string kinds;
+  for (const auto& [kind, b] : q.bookkeeping_by_kind) kinds += (kinds.empty() ? "" : ", ") + kind + " " + short_bytes(b);
+  if (!kinds.empty()) bytes += " (" + kinds + ")";
+  bytes += ", high precision " + short_bytes(q.high_precision_bytes);
+  line(out, st, "", st.dim(bytes));
+  quant_detail_lines(out, st, q);
+}
 
-std::string render_text(const Report& r, bool color) {
-  Style st{color};
-  std::string out;
-  std::string title = r.repo_id.empty() ? r.location : r.repo_id;
-  out += st.bold("hfinspect · " + title) + st.dim("  (" + std::string(source_kind_name(r.source_kind)) + (r.commit.empty() ? "" : " @ " + r.commit.substr(0, 12)) + ")") + "\n\n";
-
-  std::string arch = r.model_type.empty() ? "unknown model_type" : r.model_type;
-  if (r.text_model_type != r.model_type && !r.text_model_type.empty()) arch += " (language model: " + r.text_model_type + ")";
-  if (!r.architectures.empty()) arch += " · " + r.architectures.front();
-  line(out, st, "Architecture", arch);
-  if (r.spec) {
-    for (const auto& piece : {r.spec->attention_summary, r.spec->position_summary,
-                              r.spec->norm_summary + ", " + r.spec->activation_summary + ", " +
-                                  (r.spec->tied_embeddings ? "tied embeddings" : "untied embeddings"),
-                              r.spec->layer_summary})
-      line(out, st, "", piece);
-  }
-  if (r.inferred) {
-    const InferredStructure& i = *r.inferred;
-    std::string shape = std::to_string(i.layers) + " blocks in " + (i.stack.empty() ? std::string("no stack") : i.stack);
-    if (i.hidden_size) shape += ", hidden " + with_commas(*i.hidden_size);
-    if (i.vocab_size) shape += ", vocabulary " + with_commas(*i.vocab_size);
-    line(out, st, "", st.dim("inferred from tensor names: ") + shape);
-    std::string parts = (i.attention.empty() ? std::string("attention not recognised") : "attention: " + i.attention) + "; " +
-                        (i.mlp.empty() ? std::string("MLP not recognised") : "MLP: " + i.mlp);
-    if (i.experts > 0) parts += "; " + std::to_string(i.experts) + " experts per layer" + (i.router ? " with a router" : "");
-    parts += i.lm_head.empty() ? "; no stored head (tied?)" : "; head " + i.lm_head;
-    line(out, st, "", parts);
-    if (!i.unplaced.empty()) {
-      uint64_t params = 0;
-      for (const auto& g : i.unplaced) params += g.params;
-      line(out, st, "", st.warn("could not place ") + std::to_string(i.unplaced.size()) + " name pattern(s), " + with_commas(params) +
-                            " params: " + i.unplaced.front().pattern + (i.unplaced.size() > 1 ? ", ..." : ""));
+void unexplained_lines(std::string& out, const Style& st, const Reconciliation& rc) {
+  if (rc.unexplained_structures.empty()) return;
+  line(out, st, "", "unexplained structures:");
+  for (const auto& g : rc.unexplained_structures)
+    out += "    " + pad_right(g.pattern, 52) + pad_left(with_commas(g.tensors), 7) + " tensors " + pad_left(with_commas(g.params), 15) + " params\n";
+  line(out, st, "", "unexplained patterns:");
+  size_t shown = 0;
+  for (const auto& g : rc.unexplained) {
+    if (++shown > 25) {
+      out += "    … " + std::to_string(rc.unexplained.size() - 25) + " more patterns (see --json)\n";
+      break;
     }
+    out += "    " + pad_right(g.pattern, 64) + " ×" + pad_left(with_commas(g.tensors), 6) + pad_left(with_commas(g.params), 15) + "\n";
   }
-  out += "\n";
+}
 
-  const ParamBreakdown& p = r.params;
-  if (r.params_source == "safetensors") {
-    line(out, st, "Parameters", st.bold(with_commas(p.total)) + " (" + short_count(p.total) + ") from " +
-                                    std::to_string(r.shard_count) + " shard header" + (r.shard_count == 1 ? "" : "s") + ", " +
-                                    with_commas(r.tensor_count) + " tensors");
-    std::string dtypes;
-    for (const auto& [name, n] : p.by_dtype) dtypes += (dtypes.empty() ? "" : ", ") + name + " " + short_count(n);
-    line(out, st, "", "by dtype: " + dtypes);
-    if (p.stored_elements != p.total)
-      line(out, st, "", "stored elements " + with_commas(p.stored_elements) + " (as naive counters see them: packed values, scales and scalars counted as elements)");
-    line(out, st, "", "embedding " + with_commas(p.embedding) + " · lm_head " + with_commas(p.lm_head) + " · non-embedding " +
-                          with_commas(p.non_embedding) + (p.mtp ? " · MTP " + with_commas(p.mtp) : ""));
-    line(out, st, "Active", with_commas(p.active) + " (" + short_count(p.active) + ") per token" +
-                                (p.active_known ? "" : st.warn(" (no spec: all counted)")));
-    line(out, st, "", "without input embedding " + with_commas(p.active_without_input_embedding) + " · non-embedding " +
-                          with_commas(p.active_non_embedding));
-    for (const auto& n : p.active_notes) line(out, st, "", st.dim(n));
-    out += "\n" + st.bold("Where the parameters live") + "\n";
-    for (const auto& [role, n] : p.by_role)
-      out += "  " + pad_right(role, 20) + pad_left(with_commas(n), 17) + "  " + bar(n, p.total, 24) + percent(n, p.total) + "\n";
-  } else if (r.formula_total) {
-    // r.params is the formula plus any optional tensor (tied head copy, buffer) the index lists.
-    line(out, st, "Parameters", with_commas(r.params.total) + " (" + short_count(r.params.total) + ") from the config formula (no safetensors headers)" +
-                                    (r.params.total != *r.formula_total ? ", incl. optional tensors the index lists" : ""));
-  }
-  if (r.formula_total && r.params_source == "safetensors" && *r.formula_total != r.reconcile.matched_params)
-    line(out, st, "Formula", "config predicts " + with_commas(*r.formula_total) + "; the checkpoint's matched tensors hold " +
-                                 with_commas(r.reconcile.matched_params));
-  out += "\n";
-
-  if (r.spec) {
-    line(out, st, "Compute", short_flops(r.flops.fixed) + "FLOP/token fixed + " + short_flops(r.flops.attention) +
-                                 "FLOP/token attention at " + with_commas(r.flops.context) + " context");
-    if (r.kv.encoder_only) {
-      line(out, st, "KV cache", "encoder: no KV cache");
-      line(out, st, "", st.dim("bidirectional attention over the whole sequence, recomputed on every pass; nothing is kept between passes"));
-    } else {
-      line(out, st, "KV cache", with_commas(r.kv.bytes_per_token) + " B/token at " + std::to_string(r.kv.bytes_per_element) +
-                                    " B/element (" + r.kv_dtype + ") · " + short_bytes(r.kv.bytes_at_context) + " at " +
-                                    with_commas(r.kv.context) + " tokens");
-      std::string detail = std::to_string(r.kv.attention_layers) + " attention layers";
-      if (r.kv.windowed_layers) detail += ", " + std::to_string(r.kv.windowed_layers) + " windowed (capped at their window)";
-      if (r.kv.mla_layers) detail += ", MLA: compressed latent + RoPE key cached";
-      if (r.kv.shared_kv_layers)
-        detail += ", " + std::to_string(r.kv.shared_kv_layers) + " more reuse an earlier layer's KV (not cached)";
-      if (r.kv.recurrent_layers)
-        detail += "; " + std::to_string(r.kv.recurrent_layers) + " recurrent layers keep " +
-                  short_bytes(r.kv.recurrent_state_bytes) + " of state per sequence, whatever the context";
-      line(out, st, "", st.dim(detail));
-    }
-  }
-  line(out, st, "Memory", "weights " + short_bytes(r.memory.weight_bytes) +
-                              (r.spec && !r.kv.encoder_only ? " + KV " + short_bytes(r.memory.kv_bytes) + " = " + short_bytes(r.memory.total_bytes) +
-                                            " at " + with_commas(r.kv.context) + " tokens, batch 1"
-                                      : ""));
-  if (r.quant) render_quantization(out, st, r);
-  out += "\n";
-
+void reconcile_section(std::string& out, const Style& st, const Report& r) {
   const Reconciliation& rc = r.reconcile;
   std::string status = rc.status == "complete" ? st.good("complete") : st.warn(rc.status);
-  if (r.params_source == "safetensors") line(out, st, "Reconcile", status + ": " + with_commas(rc.matched_tensors) + " tensors matched the " +
-                                 (r.family.empty() ? "(no)" : r.family) + " spec, " + with_commas(rc.unexplained_tensors) +
-                                 " unexplained (" + with_commas(rc.unexplained_params) + " params)");
+  if (r.params_source == ParamsSource::Safetensors)
+    line(out, st, "Reconcile", status + ": " + with_commas(rc.matched_tensors) + " tensors matched the " + (r.family.empty() ? "(no)" : r.family) +
+                                   " spec, " + with_commas(rc.unexplained_tensors) + " unexplained (" + with_commas(rc.unexplained_params) + " params)");
   for (const auto& name : rc.absent_by_design) line(out, st, "", st.dim(name + " not stored: tied to the input embedding"));
   if (!rc.absent_parts.empty()) {
     std::string parts;
@@ -199,68 +199,77 @@ std::string render_text(const Report& r, bool color) {
   for (const auto& m : rc.missing) line(out, st, "", st.warn("missing ") + m.name + " (" + role_name(m.role) + ", " + with_commas(m.params) + ")");
   for (const auto& m : rc.shape_mismatches)
     line(out, st, "", st.warn("shape ") + m.name + ": expected " + shape_text(m.expected) + ", found " + shape_text(m.actual));
-  if (!rc.unexplained_structures.empty()) {
-    line(out, st, "", "unexplained structures:");
-    for (const auto& g : rc.unexplained_structures)
-      out += "    " + pad_right(g.pattern, 52) + pad_left(with_commas(g.tensors), 7) + " tensors " + pad_left(with_commas(g.params), 15) + " params\n";
-    line(out, st, "", "unexplained patterns:");
-    size_t shown = 0;
-    for (const auto& g : rc.unexplained) {
-      if (++shown > 25) {
-        out += "    … " + std::to_string(rc.unexplained.size() - 25) + " more patterns (see --json)\n";
-        break;
-      }
-      out += "    " + pad_right(g.pattern, 64) + " ×" + pad_left(with_commas(g.tensors), 6) + pad_left(with_commas(g.params), 15) + "\n";
-    }
-  }
-  for (size_t i = 0; i < r.index_mismatches.size() && i < 20; ++i) line(out, st, "", st.warn("index ") + r.index_mismatches[i]);
-  if (r.index_mismatches.size() > 20)
-    line(out, st, "", "… " + with_commas(r.index_mismatches.size() - 20) + " more index mismatches (see --json)");
-  if (r.index_reconcile) {
-    const auto& ir = *r.index_reconcile;
-    line(out, st, "Index check", with_commas(ir.listed_tensors) + " tensors listed, " + with_commas(ir.expected_tensors) +
-                                     " expected; " + with_commas(ir.missing.size()) + " missing, " +
-                                     with_commas(ir.unexplained.size()) + " unexplained patterns");
-    if (ir.total_size)
-      line(out, st, "", "total_size " + with_commas(*ir.total_size) + " B vs " + with_commas(ir.expected_bytes) +
-                            " B expected at the config's dtype" +
-                            (*ir.total_size == ir.expected_bytes ? st.good(" (equal)") : st.warn(" (differ)")));
-    size_t shown = 0;
-    for (const auto& m : ir.missing)
-      if (++shown <= 10) line(out, st, "", st.warn("missing ") + m);
-    for (const auto& g : ir.unexplained) line(out, st, "", st.warn("unexplained ") + g.pattern + " ×" + std::to_string(g.tensors));
-  }
-  if (!r.unknown_fields.empty()) {
-    std::string names;
-    for (const auto& u : r.unknown_fields) names += (names.empty() ? "" : ", ") + u.subject() + "=" + u.value.dump();
-    line(out, st, "Unknown fields", names);
-  }
-  out += "\n";
+  unexplained_lines(out, st, rc);
+}
 
-  if (r.generation) {
-    std::string g;
-    for (const auto& [k, v] : r.generation->decoding) g += (g.empty() ? "" : ", ") + k + " " + v.dump();
-    if (!r.generation->eos_token_ids.empty()) {
-      std::string ids;
-      for (auto id : r.generation->eos_token_ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
-      g += (g.empty() ? "" : ", ") + std::string("eos ") + ids;
-    }
-    line(out, st, "Generation", g.empty() ? "no decoding defaults" : g);
+void index_section(std::string& out, const Style& st, const Report& r) {
+  for (size_t i = 0; i < r.index_mismatches.size() && i < 20; ++i) line(out, st, "", st.warn("index ") + r.index_mismatches[i]);
+  if (r.index_mismatches.size() > 20) line(out, st, "", "… " + with_commas(r.index_mismatches.size() - 20) + " more index mismatches (see --json)");
+  if (!r.index_reconcile) return;
+  const auto& ir = *r.index_reconcile;
+  line(out, st, "Index check", with_commas(ir.listed_tensors) + " tensors listed, " + with_commas(ir.expected_tensors) + " expected; " +
+                                   with_commas(ir.missing.size()) + " missing, " + with_commas(ir.unexplained.size()) + " unexplained patterns");
+  if (ir.total_size)
+    line(out, st, "", "total_size " + with_commas(*ir.total_size) + " B vs " + with_commas(ir.expected_bytes) + " B expected at the config's dtype" +
+                          (*ir.total_size == ir.expected_bytes ? st.good(" (equal)") : st.warn(" (differ)")));
+  for (size_t i = 0; i < ir.missing.size() && i < 10; ++i) line(out, st, "", st.warn("missing ") + ir.missing[i]);
+  for (const auto& g : ir.unexplained) line(out, st, "", st.warn("unexplained ") + g.pattern + " ×" + std::to_string(g.tensors));
+}
+
+void unknown_fields_section(std::string& out, const Style& st, const Report& r) {
+  if (r.unknown_fields.empty()) return;
+  std::string names;
+  for (const auto& u : r.unknown_fields) names += (names.empty() ? "" : ", ") + u.subject() + "=" + u.value.dump();
+  line(out, st, "Unknown fields", names);
+}
+
+void generation_section(std::string& out, const Style& st, const Report& r) {
+  if (!r.generation) return;
+  std::string g;
+  for (const auto& [k, v] : r.generation->decoding) g += (g.empty() ? "" : ", ") + k + " " + v.dump();
+  if (!r.generation->eos_token_ids.empty()) {
+    std::string ids;
+    for (auto id : r.generation->eos_token_ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    g += (g.empty() ? "" : ", ") + std::string("eos ") + ids;
   }
-  if (r.tokenizer) {
-    const auto& t = *r.tokenizer;
-    std::string s = t.tokenizer_class.value_or("tokenizer");
-    if (t.bos_token) s += ", bos " + *t.bos_token;
-    if (t.eos_token) s += ", eos " + *t.eos_token;
-    if (t.pad_token) s += ", pad " + *t.pad_token;
-    if (t.add_bos_token) s += std::string(", add_bos ") + (*t.add_bos_token ? "yes" : "no");
-    if (t.add_eos_token) s += std::string(", add_eos ") + (*t.add_eos_token ? "yes" : "no");
-    s += t.model_max_length ? ", max length " + with_commas(*t.model_max_length) : std::string(", no max length");
-    if (t.padding_side) s += ", pads " + *t.padding_side;
-    s += t.has_chat_template ? ", chat template" : ", no chat template";
-    line(out, st, "Tokenizer", s);
-  }
+  line(out, st, "Generation", g.empty() ? "no decoding defaults" : g);
+}
+
+void tokenizer_section(std::string& out, const Style& st, const Report& r) {
+  if (!r.tokenizer) return;
+  const auto& t = *r.tokenizer;
+  std::string s = t.tokenizer_class.value_or("tokenizer");
+  if (t.bos_token) s += ", bos " + *t.bos_token;
+  if (t.eos_token) s += ", eos " + *t.eos_token;
+  if (t.pad_token) s += ", pad " + *t.pad_token;
+  if (t.add_bos_token) s += std::string(", add_bos ") + (*t.add_bos_token ? "yes" : "no");
+  if (t.add_eos_token) s += std::string(", add_eos ") + (*t.add_eos_token ? "yes" : "no");
+  s += t.model_max_length ? ", max length " + with_commas(*t.model_max_length) : std::string(", no max length");
+  if (t.padding_side) s += ", pads " + *t.padding_side;
+  s += t.has_chat_template ? ", chat template" : ", no chat template";
+  line(out, st, "Tokenizer", s);
+}
+
+void notes_section(std::string& out, const Style& st, const Report& r) {
   for (const auto& n : r.notes) line(out, st, "Note", n);
+}
+
+using TextSection = void (*)(std::string&, const Style&, const Report&);
+
+constexpr TextSection kSections[] = {
+    title_section, architecture_section, gap,
+    parameters_section, gap,
+    runtime_section, quantization_section, gap,
+    reconcile_section, index_section, unknown_fields_section, gap,
+    generation_section, tokenizer_section, notes_section,
+};
+
+}  // namespace
+
+std::string render_text(const Report& r, bool color) {
+  Style st{color};
+  std::string out;
+  for (TextSection section : kSections) section(out, st, r);
   return out;
 }
 

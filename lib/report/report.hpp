@@ -34,6 +34,19 @@ struct UnknownField {
   std::string subject() const { return file == "config.json" ? name : file + ":" + name; }
 };
 
+// Where the parameter totals come from.
+enum class ParamsSource { None, Safetensors, Formula };
+
+// How reports name it: "none", "safetensors", "formula".
+constexpr const char* params_source_name(ParamsSource source) {
+  switch (source) {
+    case ParamsSource::None: return "none";
+    case ParamsSource::Safetensors: return "safetensors";
+    case ParamsSource::Formula: return "formula";
+  }
+  return "none";
+}
+
 struct Report {
   int schema_version = kReportSchemaVersion;
   // repo
@@ -52,7 +65,7 @@ struct Report {
   StorageView storage;
   std::vector<std::string> other_weight_files;
   // analysis
-  std::string params_source;  // "safetensors" or "none"
+  ParamsSource params_source = ParamsSource::None;
   ParamBreakdown params;
   std::optional<uint64_t> formula_total, formula_active;
   FlopsPerToken flops;

@@ -150,7 +150,7 @@ TEST_CASE("Gemma 3n E2B: AltUp, LAuReL, MobileNetV5 and the USM conformer reprod
 TEST_CASE("Gemma 4 26B-A4B: the MoE layout reproduces the HUB total and its published split") {
   hfi::Report r = hfi::testing::inspect_dir(hfi::testing::fixtures_dir() / "google/gemma-4-26B-A4B-it").report;
   REQUIRE(r.spec.has_value());
-  CHECK(r.params_source == "formula");
+  CHECK(r.params_source == hfi::ParamsSource::Formula);
   CHECK(r.params.total == 25'805'936'206);  // HUB
   // Published split of the same total: 25,233,141,790 language model, 569,550,384 vision tower,
   // 3,244,032 vision projection.
@@ -187,7 +187,7 @@ TEST_CASE("metadata-only folder: names reconciled against the index, bytes again
   CHECK(r.index_reconcile->unexplained.empty());
   CHECK(r.index_reconcile->expected_bytes == 61'064'245'248u);  // INDEX total_size
   CHECK(r.index_reconcile->total_size == 61'064'245'248u);
-  CHECK(r.params_source == "formula");
+  CHECK(r.params_source == hfi::ParamsSource::Formula);
   CHECK(r.params.total == 30'532'122'624);
 }
 
@@ -196,7 +196,7 @@ TEST_CASE("metadata-only folder: names reconciled against the index, bytes again
 
 TEST_CASE("config-only: the qwen2 formula reproduces Qwen2.5-0.5B's loaded-model count") {
   hfi::Report r = hfi::testing::inspect_dir(hfi::testing::fixtures_dir() / "Qwen/Qwen2.5-0.5B").report;
-  CHECK(r.params_source == "formula");
+  CHECK(r.params_source == hfi::ParamsSource::Formula);
   CHECK(r.params.total == 494'032'768);  // printed by a loaded model (TRUTHS.md); tied head, q/k/v biases
   CHECK(r.reconcile.status == "no-weights");
 }
@@ -209,7 +209,7 @@ TEST_CASE("config-only: Mistral Small 4 (derived config) is mistral4 MLA + MoE i
   CHECK(r.model_type == "mistral3");
   CHECK(r.text_model_type == "mistral4");
   CHECK(r.unknown_fields.empty());
-  CHECK(r.params_source == "formula");
+  CHECK(r.params_source == hfi::ParamsSource::Formula);
   // Per layer: norms 2x4096 = 8,192; MLA q_a 1024x4096 + q_a_norm 1024 + q_b (32x128)x1024
   // + kv_a (256+64)x4096 + kv_a_norm 256 + kv_b 32x(64+128)x256 + o 4096x4096 = 28,050,688;
   // router 128x4096 = 524,288; experts 128x3x2048x4096 = 3,221,225,472; shared 3x2048x4096 =

@@ -1,4 +1,4 @@
-#include "report/diff.hpp"
+#include "pipeline/diff.hpp"
 
 #include <algorithm>
 #include <map>

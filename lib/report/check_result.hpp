@@ -1,0 +1,45 @@
+// The result of `hfinspect check`: every target's findings, each marked selected (its kind is one
+// --fail-on names) and in the baseline or not, and how many are new. pipeline/check.hpp computes
+// it; the renderers here print it for people, for scripts (json) or as GitHub Actions annotations.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/findings.hpp"
+
+namespace hfi {
+
+struct CheckedFinding {
+  Finding finding;
+  bool selected = false;     // its kind is one the check fails on
+  bool in_baseline = false;  // the baseline accepts it for this repository
+};
+
+struct TargetCheck {
+  std::string repo;
+  std::string commit;  // empty when the source does not know it
+  std::vector<CheckedFinding> findings;
+};
+
+struct CheckResult {
+  std::set<FindingKind> fail_on;
+  std::vector<TargetCheck> targets;
+  size_t new_findings = 0;  // selected and not in the baseline: what makes the check fail
+};
+
+enum class CheckFormat { Text, Json, Github };
+
+// "text", "json", "github": the values of `check --format`.
+std::optional<CheckFormat> parse_check_format(std::string_view name);
+
+std::string render_check_text(const CheckResult& result);
+std::string render_check_json(const CheckResult& result);
+std::string render_check_github(const CheckResult& result);
+std::string render_check(const CheckResult& result, CheckFormat format);
+
+}  // namespace hfi

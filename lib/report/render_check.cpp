@@ -1,0 +1,97 @@
+// Renderers for `hfinspect check`: a list for people, JSON for scripts, workflow commands for
+// GitHub Actions (one annotation per selected finding).
+#include "core/json.hpp"
+#include "report/check_result.hpp"
+
+namespace hfi {
+namespace {
+
+Json name_json(FindingKind kind) { return Json::make_string(std::string(finding_kind_name(kind))); }
+
+// GitHub workflow commands end at a newline and treat % specially in the message.
+std::string github_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '%') out += "%25";
+    else if (c == '\r') out += "%0D";
+    else if (c == '\n') out += "%0A";
+    else out += c;
+  }
+  return out;
+}
+
+void target_text(std::string& out, const TargetCheck& t) {
+  size_t count = 0;
+  for (const auto& c : t.findings) count += c.selected;
+  out += t.repo + (t.commit.empty() ? "" : " @ " + t.commit.substr(0, 12)) + ": " + std::to_string(count) + " finding(s)\n";
+  for (const auto& c : t.findings) {
+    if (!c.selected) continue;
+    out += std::string(c.in_baseline ? "  ok    " : "  FAIL  ") + std::string(finding_kind_name(c.finding.kind)) + "  " + c.finding.message +
+           (c.in_baseline ? "  (in the baseline)" : "") + "\n";
+  }
+}
+
+Json target_json(const TargetCheck& t) {
+  std::vector<Json> findings;
+  for (const auto& c : t.findings) {
+    const Finding& f = c.finding;
+    findings.push_back(Json::make_object({{"kind", name_json(f.kind)},
+                                          {"subject", Json::make_string(f.subject)},
+                                          {"key", Json::make_string(f.key())},
+                                          {"message", Json::make_string(f.message)},
+                                          {"selected", Json::make_bool(c.selected)},
+                                          {"in_baseline", Json::make_bool(c.in_baseline)}}));
+  }
+  return Json::make_object({{"repo", Json::make_string(t.repo)},
+                            {"commit", t.commit.empty() ? Json() : Json::make_string(t.commit)},
+                            {"findings", Json::make_array(std::move(findings))}});
+}
+
+}  // namespace
+
+std::optional<CheckFormat> parse_check_format(std::string_view name) {
+  if (name == "text") return CheckFormat::Text;
+  if (name == "json") return CheckFormat::Json;
+  if (name == "github") return CheckFormat::Github;
+  return std::nullopt;
+}
+
+std::string render_check_text(const CheckResult& result) {
+  std::string out;
+  for (const auto& t : result.targets) target_text(out, t);
+  out += "check: " + std::to_string(result.new_findings) + " new finding(s) in " + std::to_string(result.targets.size()) + " target(s)\n";
+  return out;
+}
+
+std::string render_check_json(const CheckResult& result) {
+  std::vector<Json> kinds, targets;
+  for (FindingKind k : result.fail_on) kinds.push_back(name_json(k));
+  for (const auto& t : result.targets) targets.push_back(target_json(t));
+  Json doc = Json::make_object({{"schema_version", Json::make_int(1)},
+                                {"fail_on", Json::make_array(std::move(kinds))},
+                                {"new_findings", Json::make_uint(result.new_findings)},
+                                {"targets", Json::make_array(std::move(targets))}});
+  return doc.dump_pretty() + "\n";
+}
+
+std::string render_check_github(const CheckResult& result) {
+  std::string out;
+  for (const auto& t : result.targets)
+    for (const auto& c : t.findings) {
+      if (!c.selected) continue;
+      out += std::string(c.in_baseline ? "::notice" : "::error") + " title=hfinspect " + std::string(finding_kind_name(c.finding.kind)) +
+             "::" + github_escape(t.repo + ": " + c.finding.message) + "\n";
+    }
+  return out;
+}
+
+std::string render_check(const CheckResult& result, CheckFormat format) {
+  switch (format) {
+    case CheckFormat::Text: return render_check_text(result);
+    case CheckFormat::Json: return render_check_json(result);
+    case CheckFormat::Github: return render_check_github(result);
+  }
+  return render_check_text(result);
+}
+
+}  // namespace hfi

@@ -1,0 +1,21 @@
+// Column layout shared by the text report's sections: labels padded to one width, right-aligned
+// figures, and the bar chart of where the parameters live.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "report/format.hpp"
+
+namespace hfi::text {
+
+std::string pad_right(std::string s, size_t width);  // width in code points
+std::string pad_left(const std::string& s, size_t width);
+std::string bar(uint64_t part, uint64_t whole, int width);  // eighth-block glyphs, padded to `width`
+std::string percent(uint64_t part, uint64_t whole);         // " 12.5%"
+std::string bpw_text(double bpw);                           // "4.250"
+
+// One report line: the label in bold, padded to the value column, then the value.
+void line(std::string& out, const Style& st, const std::string& label, const std::string& value);
+
+}  // namespace hfi::text
