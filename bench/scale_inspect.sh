@@ -79,10 +79,10 @@ pause() { [ "$pause_ms" -gt 0 ] && sleep "$(awk -v m="$pause_ms" 'BEGIN { printf
 commit="$(curl -fsS "$endpoint/api/models/$repo" | json_get sha)"
 [ -n "$commit" ] || die "no sha for $repo from $endpoint"
 
-rows=()  # "tool|requests|hub|cdn|median_ms|min_ms|max_ms|runs|peak_kb|failed|status"
+rows=()  # "tool|requests|hub|cdn|median_ms|min_ms|max_ms|runs|peak_kb|least_peak_kb|failed|status"
 # run NAME [--fresh-cache] [--retry] COMMAND... : $runs runs, each with the request log reset (and,
 # with --fresh-cache, an empty $cache). Records the median, fastest and slowest wall time, the
-# largest peak RSS and the requests of the last run; keeps the last run's output as $work/NAME.out.
+# largest and the smallest peak RSS, and the requests of the last run; keeps the last run's output as $work/NAME.out.
 # A failing run ends the row, unless --retry: then it is counted, dropped and run again, up to
 # $max_failures times in the row.
 run() {
@@ -90,7 +90,7 @@ run() {
   local fresh="" retry=""
   if [ "$1" = --fresh-cache ]; then fresh=1; shift; fi
   if [ "$1" = --retry ]; then retry=1; shift; fi
-  local walls=() peak=0 rc=0 failed=0 t0 t1 kb error=""
+  local walls=() peak=0 least="" rc=0 failed=0 t0 t1 kb error=""
   while [ "${#walls[@]}" -lt "$runs" ]; do
     if [ -n "$fresh" ]; then rm -rf "$cache"; mkdir -p "$cache"; fi
     reset_log
@@ -108,16 +108,17 @@ run() {
     walls+=($((t1 - t0)))
     kb=$(tail -n1 "$work/rss")
     [ "${kb:-0}" -gt "$peak" ] && peak=$kb
+    { [ -z "$least" ] || [ "${kb:-0}" -lt "$least" ]; } && least=$kb
   done
   local counts; counts=($(count_requests))
   if [ "$rc" -ne 0 ]; then
-    rows+=("$name|${counts[0]}|${counts[1]}|${counts[2]}|-|-|-|-|-|$failed|FAILED (exit $rc): $error")
+    rows+=("$name|${counts[0]}|${counts[1]}|${counts[2]}|-|-|-|-|-|-|$failed|FAILED (exit $rc): $error")
     return
   fi
   local sorted; sorted=($(printf '%s\n' "${walls[@]}" | sort -n))
   local status=ok
   [ "$failed" -gt 0 ] && status="ok; $failed failed run(s) dropped, the last: $error"
-  rows+=("$name|${counts[0]}|${counts[1]}|${counts[2]}|${sorted[$(( (runs - 1) / 2 ))]}|${sorted[0]}|${sorted[-1]}|$runs|$peak|$failed|$status")
+  rows+=("$name|${counts[0]}|${counts[1]}|${counts[2]}|${sorted[$(( (runs - 1) / 2 ))]}|${sorted[0]}|${sorted[-1]}|$runs|$peak|$least|$failed|$status")
   cp "$work/out" "$work/$name.out"
 }
 row_field() {  # row_field NAME FIELD : a field (1-based, as in rows) of a row that ran, else nothing
@@ -153,17 +154,18 @@ sed 's/^/generated: /' "$work/generated"
 echo "repo $repo at $commit, ${latency_ms} ms added to every response (hub and CDN), ${pause_ms} ms pause before each run"
 echo "load before: $load_before"
 echo "load after:  $load_after"
-printf '%-16s %9s %6s %6s %9s %15s %9s  %s\n' tool requests hub cdn wall_ms "min-max (n)" peak_MB status
+printf '%-16s %9s %6s %6s %9s %15s %9s %13s  %s\n' tool requests hub cdn wall_ms "min-max (n)" peak_MB "peaks_MB" status
 for row in "${rows[@]}"; do
-  IFS='|' read -r name req hub cdn wall lo hi n kb _ status <<<"$row"
-  mb=- spread=-
+  IFS='|' read -r name req hub cdn wall lo hi n kb least _ status <<<"$row"
+  mb=- spread=- peaks=-
   if [ "$wall" != - ]; then
     mb=$(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }')
     spread="$lo-$hi ($n)"
+    peaks=$(awk -v a="$least" -v b="$kb" 'BEGIN { printf "%.0f-%.0f", a / 1024, b / 1024 }')
   fi
-  printf '%-16s %9s %6s %6s %9s %15s %9s  %s\n' "$name" "$req" "$hub" "$cdn" "$wall" "$spread" "$mb" "$status"
+  printf '%-16s %9s %6s %6s %9s %15s %9s %13s  %s\n' "$name" "$req" "$hub" "$cdn" "$wall" "$spread" "$mb" "$peaks" "$status"
 done
-echo "(wall_ms is the median of the runs, process start to exit; peak_MB the largest maximum RSS of the runs)"
+echo "(wall_ms is the median of the runs, process start to exit; peak_MB the largest maximum RSS of the runs, peaks_MB the range of them)"
 # The hub holds every file in memory; its peak so far, for the machine's budget.
 echo "(the test hub's own peak RSS: $(awk '/^VmHWM/ { printf "%.0f MB", $2 / 1024 }' "/proc/$hub_pid/status" 2>/dev/null))"
 
