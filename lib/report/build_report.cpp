@@ -127,9 +127,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options, 
                                 (r.other_weight_files.size() > 1 ? " and others" : "") +
                                 ", whose headers hfinspect does not read: parameter totals are from the config formula only");
   }
-  r.reconcile = reconcile(spec, r.storage);
-  // AutoGPTQ's saved all-zero bias buffers: bookkeeping once the spec says no bias belongs there.
-  if (spec && absorb_gptq_bias_buffers(r.storage, r.reconcile.expected_of) > 0) r.reconcile = reconcile(spec, r.storage);
+  r.reconcile = reconcile(spec, r.storage);  // also files AutoGPTQ's all-zero bias buffers as bookkeeping
   if (!spec && !snap.shards.empty()) r.inferred = infer_structure(r.storage);
   r.params = compute_params(spec, r.storage, r.reconcile);
 
@@ -145,7 +143,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options, 
       // What the index lists is what the repo stores: a tied head or a buffer it lists counts.
       r.params = r.index_reconcile ? formula_params(*spec, r.index_reconcile->listed_optional) : formula;
       r.reconcile = Reconciliation{};
-      r.reconcile.status = r.index_reconcile ? "names-only" : "no-weights";
+      r.reconcile.status = r.index_reconcile ? ReconcileStatus::NamesOnly : ReconcileStatus::NoWeights;
     }
   }
 

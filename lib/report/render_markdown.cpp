@@ -45,7 +45,7 @@ std::string render_markdown(const Report& r) {
     out += "| " + role + " | " + with_commas(n) + " | " + share + " |\n";
   }
   const Reconciliation& rc = r.reconcile;
-  out += "\n**Reconcile:** `" + rc.status + "`, " + with_commas(rc.matched_tensors) + " matched, " +
+  out += "\n**Reconcile:** `" + std::string(reconcile_status_name(rc.status)) + "`, " + with_commas(rc.matched_tensors) + " matched, " +
          with_commas(rc.unexplained_tensors) + " unexplained\n";
   if (!rc.unexplained.empty()) {
     out += "\n| unexplained pattern | tensors | params |\n|---|---:|---:|\n";

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/gptq_bias_buffers.hpp"
 #include "analysis/storage.hpp"
 #include "source/local_source.hpp"
 #include "source/snapshot.hpp"
@@ -238,7 +239,9 @@ TEST_CASE("quant layout: AutoGPTQ 0.4 bias buffers are bookkeeping unless the ar
   REQUIRE(v.logical[1].name == P + ".bias");
   // Not expected by the architecture (a Llama linear): it becomes the module's bookkeeping.
   auto unexpected = v;
-  CHECK(hfi::absorb_gptq_bias_buffers(unexpected, {0, -1, 1}) == 1);
+  std::vector<int64_t> expected_of = {0, -1, 1};
+  CHECK(hfi::absorb_gptq_bias_buffers(unexpected, expected_of) == 1);
+  CHECK(expected_of == std::vector<int64_t>{0, 1});  // still one entry per logical tensor
   REQUIRE(unexpected.logical.size() == 2);
   CHECK(unexpected.logical[1].name == "model.norm.weight");
   CHECK(only_module(unexpected).logical == 0);
@@ -247,12 +250,15 @@ TEST_CASE("quant layout: AutoGPTQ 0.4 bias buffers are bookkeeping unless the ar
   CHECK(kind_of(unexpected, ".bias") == "bias buffer");
   // Expected (Qwen2's q/k/v carry a bias): it stays a parameter.
   auto expected = v;
-  CHECK(hfi::absorb_gptq_bias_buffers(expected, {0, 1, 2}) == 0);
+  std::vector<int64_t> all_expected = {0, 1, 2};
+  CHECK(hfi::absorb_gptq_bias_buffers(expected, all_expected) == 0);
+  CHECK(all_expected.size() == 3);
   CHECK(expected.logical.size() == 3);
   CHECK(only_module(expected).bookkeeping_bytes == 344'064);
   // A bias whose length is not `out` is left alone.
   auto odd = hfi::decode_storage(shard({t[0], t[1], t[2], t[3], {P + ".bias", Dtype::F16, {1024}}}));
-  CHECK(hfi::absorb_gptq_bias_buffers(odd, {0, -1}) == 0);
+  std::vector<int64_t> odd_expected = {0, -1};
+  CHECK(hfi::absorb_gptq_bias_buffers(odd, odd_expected) == 0);
 }
 
 TEST_CASE("quant layout: GPTQ-Marlin legacy checkpoint (B + s)") {
