@@ -70,8 +70,8 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options, 
   r.other_weight_files = snap.other_weight_files;
   // The decode runs on this thread, the index check (and the spec, unless the caller built it
   // already) on another, side by side: a 163-shard MoE holds ~100k tensor names. This thread's
-  // heap holds what reading the index and the headers freed, so the decode's columns (about
-  // 16 MB for DeepSeek-V3) reuse pages a new thread's heap would have to fault in afresh.
+  // heap holds what reading the index and the headers freed, so what the decode allocates (about
+  // 16 MB for DeepSeek-V3) reuses pages a new thread's heap would have to fault in afresh.
   auto side_work = [&snap, build_spec = snap.config && !prepared] {
     std::pair<std::vector<std::string>, std::optional<PreparedSpec>> out;
     out.first = find_index_mismatches(snap);

@@ -609,7 +609,7 @@ TEST_CASE("quant layout: DeepSeek-V3 and gpt-oss-20b fixtures decode without pro
   CHECK(oss.orphan_quant_tensors.empty());
 }
 
-TEST_CASE("quant layout: a decoded view keeps the names it views after the headers and the decode are gone") {
+TEST_CASE("quant layout: a decoded view keeps the names and formats it views after the headers and the decode are gone") {
   // GPTQ makes its logical name ("P.weight" is stored nowhere); FP8 and a plain tensor view the
   // stored names. The headers are a temporary here, and the view is copied before the original goes:
   // under ASan a name left pointing into either would fail.
@@ -623,11 +623,15 @@ TEST_CASE("quant layout: a decoded view keeps the names it views after the heade
                                                     {"model.norm.weight", Dtype::BF16, {4096}}}));
     copy = v;
   }
-  std::vector<std::string> logical, modules, bookkeeping;
+  std::vector<std::string> logical, formats, modules, bookkeeping;
   for (const auto& l : copy->logical) logical.emplace_back(l.name);
+  for (const auto& l : copy->logical) formats.emplace_back(l.format);
   for (const auto& m : copy->quant_modules) modules.emplace_back(m.module);
   for (const auto& b : copy->bookkeeping) bookkeeping.emplace_back(b.name);
   CHECK(logical == std::vector<std::string>{P + ".weight", "model.layers.0.mlp.up_proj.weight", "model.norm.weight"});
+  // The quantized weights' formats are texts the view keeps, the plain one a dtype name. GPTQ: 32 scale
+  // rows over in = 512 * 32 / 4 = 4096 are groups of 128; FP8: a [2, 1] scale over [256, 128] is 128 x 128 blocks.
+  CHECK(formats == std::vector<std::string>{"GPTQ int4 g128", "FP8 block 128x128", "BF16"});
   CHECK(modules == std::vector<std::string>{P, "model.layers.0.mlp.up_proj"});
   CHECK(bookkeeping == std::vector<std::string>{P + ".qzeros", P + ".scales", "model.layers.0.mlp.up_proj.weight_scale_inv"});
 }
