@@ -113,7 +113,7 @@ int32_t claim(quant::Decoded&& d, Claims& claims, FormatTexts& formats, MadeName
     claims.module_of[c.tensor] = k;
     claims.kind[c.tensor] = c.kind;
   });
-  d.logical.format = formats.keep(d.format);
+  d.logical.format = formats.keep(d.format.view());
   if (!d.made_name.empty()) made.add(claims.modules.size(), d.made_name);
   claims.anchors.push_back(d.anchor);
   claims.weights.push_back(std::move(d.logical));

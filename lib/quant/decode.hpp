@@ -10,11 +10,13 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <unordered_map>
 #include <vector>
 
@@ -142,6 +144,31 @@ struct Companion {
   const char* kind;        // BookkeepingTensor::kind vocabulary
 };
 
+// A format text held inline ("FP8 block 128x128"): every module's decoder makes one, and a heap
+// block apiece is what a checkpoint of many modules would pay. 64 bytes hold the longest a
+// decoder writes, "FP8 E4M3FNUZ block " and two 20-digit edges.
+class FormatText {
+ public:
+  FormatText() = default;
+  explicit FormatText(std::string_view s) { *this += s; }
+  FormatText& operator+=(std::string_view s) {
+    size_t n = std::min(s.size(), sizeof text_ - size_);
+    std::copy_n(s.data(), n, text_ + size_);
+    size_ += n;
+    return *this;
+  }
+  FormatText& operator+=(uint64_t v) {
+    auto r = std::to_chars(text_ + size_, text_ + sizeof text_, v);
+    if (r.ec == std::errc()) size_ = static_cast<size_t>(r.ptr - text_);
+    return *this;
+  }
+  std::string_view view() const { return {text_, size_}; }
+
+ private:
+  char text_[64];
+  size_t size_ = 0;
+};
+
 // What a decoder returns for one quantized linear.
 struct Decoded {
   uint32_t anchor = 0;     // the stored tensor that becomes the logical weight
@@ -151,7 +178,7 @@ struct Decoded {
   QuantModule module;      // `logical` index filled in when placed
   SmallList<Companion, 4> companions;
   std::string made_name;   // a logical name no stored tensor has (GPTQ's "P.weight")
-  std::string format;      // "FP8 block 128x128", "GPTQ int4 g128", ...
+  FormatText format;       // "FP8 block 128x128", "GPTQ int4 g128", ...
 };
 
 // The name of a logical weight that no stored tensor has: GPTQ's "P.weight" beside "P.qweight".

@@ -204,7 +204,7 @@ std::optional<Decoded> Builder::finish(Shape shape, std::string_view format) {
   const TensorInfo& a = anchor();
   d_.logical.params = shape.empty() ? 0 : product(shape);
   d_.logical.shape = std::move(shape);
-  d_.format = format;
+  d_.format = FormatText(format);
   d_.logical.stored_bytes = a.bytes();
   d_.module.value_bytes = a.bytes();
   d_.module.stored_tensors = static_cast<uint32_t>(1 + d_.companions.size());
