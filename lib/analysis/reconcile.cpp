@@ -5,6 +5,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "analysis/gptq_bias_buffers.hpp"
 #include "core/flat_index.hpp"
 
 namespace hfi {
@@ -96,7 +97,7 @@ std::vector<PatternGroup> sorted_groups(std::map<std::string, PatternGroup>& gro
 }  // namespace
 
 std::string name_pattern(std::string_view name) {
-  static const char* kVars[] = {"{i}", "{j}", "{k}", "{l}"};
+  static const char* const kVars[] = {"{i}", "{j}", "{k}", "{l}"};
   std::string out;
   size_t var = 0;
   for (auto part : split_dots(name)) {
@@ -106,6 +107,8 @@ std::string name_pattern(std::string_view name) {
   }
   return out;
 }
+
+namespace {
 
 // Logical tensor name -> position in `actual` (the first, if a name repeats); views into `actual`.
 class NameLookup {
@@ -160,42 +163,41 @@ bool match_split_experts(const ExpectedTensor& x, const std::string& name, const
   return true;
 }
 
-Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
-  Reconciliation r;
-  if (expected) detect_prefixes(*expected, actual, r);
-  r.expected_of.assign(actual.logical.size(), -1);
+// Every spec tensor looked up under the checkpoint's prefixes and alternative names: matched (and
+// its shape compared), split into experts, absent by design, or missing.
+void match_expected(const ArchModel& expected, const StorageView& actual, Reconciliation& r) {
   NameLookup actual_index(actual);
-
-  if (expected) {
-    std::string name, alternative;
-    for (size_t e = 0; e < expected->tensors.size(); ++e) {
-      const ExpectedTensor& x = expected->tensors[e];
-      map_name(x, x.name, r, name);
-      auto it = actual_index.find(name);
-      for (size_t k = 0; !it && k < x.alternative_names.size(); ++k) {
-        map_name(x, x.alternative_names[k], r, alternative);
-        it = actual_index.find(alternative);
-      }
-      if (!it && match_split_experts(x, name, actual, actual_index, e, r)) continue;
-      if (!it) {
-        if (x.optional) (x.optional_part || x.role == Role::Buffer ? r.absent_parts : r.absent_by_design).push_back(name);
-        else r.missing.push_back({name, x.role, x.params()});
-        continue;
-      }
-      const LogicalTensor& a = actual.logical[*it];
-      r.expected_of[*it] = static_cast<int64_t>(e);
-      ++r.matched_tensors;
-      r.matched_params += a.params;
-      bool shape_ok = a.shape == x.shape;
-      for (const auto& alt : x.alternative_shapes) shape_ok = shape_ok || a.shape == alt;
-      // bitsandbytes 4-bit, HQQ and quanto 4/2-bit headers do not carry the logical shape: the
-      // element count is all there is to compare.
-      bool shape_unknown = a.scheme == QuantScheme::Bnb4 || a.scheme == QuantScheme::Hqq || a.scheme == QuantScheme::Quanto;
-      if (shape_unknown && a.params == x.params()) shape_ok = true;
-      if (!shape_ok) r.shape_mismatches.push_back({name, x.shape, a.shape});
+  std::string name, alternative;
+  for (size_t e = 0; e < expected.tensors.size(); ++e) {
+    const ExpectedTensor& x = expected.tensors[e];
+    map_name(x, x.name, r, name);
+    auto it = actual_index.find(name);
+    for (size_t k = 0; !it && k < x.alternative_names.size(); ++k) {
+      map_name(x, x.alternative_names[k], r, alternative);
+      it = actual_index.find(alternative);
     }
+    if (!it && match_split_experts(x, name, actual, actual_index, e, r)) continue;
+    if (!it) {
+      if (x.optional) (x.optional_part || x.role == Role::Buffer ? r.absent_parts : r.absent_by_design).push_back(name);
+      else r.missing.push_back({name, x.role, x.params()});
+      continue;
+    }
+    const LogicalTensor& a = actual.logical[*it];
+    r.expected_of[*it] = static_cast<int64_t>(e);
+    ++r.matched_tensors;
+    r.matched_params += a.params;
+    bool shape_ok = a.shape == x.shape;
+    for (const auto& alt : x.alternative_shapes) shape_ok = shape_ok || a.shape == alt;
+    // bitsandbytes 4-bit, HQQ and quanto 4/2-bit headers do not carry the logical shape: the
+    // element count is all there is to compare.
+    bool shape_unknown = a.scheme == QuantScheme::Bnb4 || a.scheme == QuantScheme::Hqq || a.scheme == QuantScheme::Quanto;
+    if (shape_unknown && a.params == x.params()) shape_ok = true;
+    if (!shape_ok) r.shape_mismatches.push_back({name, x.shape, a.shape});
   }
+}
 
+// The logical tensors no spec tensor matched, by name pattern and by leading structure.
+void group_unexplained(const StorageView& actual, Reconciliation& r) {
   std::map<std::string, PatternGroup> patterns, structures;
   for (size_t i = 0; i < actual.logical.size(); ++i) {
     if (r.expected_of[i] >= 0) continue;
@@ -213,11 +215,40 @@ Reconciliation reconcile(const ArchModel* expected, const StorageView& actual) {
   }
   r.unexplained = sorted_groups(patterns);
   r.unexplained_structures = sorted_groups(structures);
+}
 
-  if (!expected) r.status = "no-spec";
-  else if (!r.missing.empty() || !r.shape_mismatches.empty()) r.status = "mismatch";
-  else if (r.unexplained_tensors > 0) r.status = "extras";
-  else r.status = "complete";
+ReconcileStatus status_of(const ArchModel* expected, const Reconciliation& r) {
+  if (!expected) return ReconcileStatus::NoSpec;
+  if (!r.missing.empty() || !r.shape_mismatches.empty()) return ReconcileStatus::Mismatch;
+  if (r.unexplained_tensors > 0) return ReconcileStatus::Extras;
+  return ReconcileStatus::Complete;
+}
+
+}  // namespace
+
+const char* reconcile_status_name(ReconcileStatus status) {
+  switch (status) {
+    case ReconcileStatus::NoSpec: return "no-spec";
+    case ReconcileStatus::Complete: return "complete";
+    case ReconcileStatus::Extras: return "extras";
+    case ReconcileStatus::Mismatch: return "mismatch";
+    case ReconcileStatus::NamesOnly: return "names-only";
+    case ReconcileStatus::NoWeights: return "no-weights";
+  }
+  return "no-spec";
+}
+
+Reconciliation reconcile(const ArchModel* expected, StorageView& actual) {
+  Reconciliation r;
+  r.expected_of.assign(actual.logical.size(), -1);
+  if (expected) {
+    detect_prefixes(*expected, actual, r);
+    match_expected(*expected, actual, r);
+    // Matching decides which GPTQ biases the architecture expects; the others are buffers.
+    absorb_gptq_bias_buffers(actual, r.expected_of);
+  }
+  group_unexplained(actual, r);
+  r.status = status_of(expected, r);
   return r;
 }
 

@@ -32,10 +32,21 @@ struct MissingTensor {
   uint64_t params = 0;
 };
 
+// How the checkpoint compares with what its config predicts.
+enum class ReconcileStatus {
+  NoSpec,     // nothing to compare with
+  Complete,   // everything matched
+  Extras,     // matched, plus unexplained tensors
+  Mismatch,   // shapes differ or expected tensors are missing
+  NamesOnly,  // no shard headers: only the index's names were compared (IndexReconciliation)
+  NoWeights,  // no safetensors weights at all
+};
+
+// "no-spec", "complete", "extras", "mismatch", "names-only", "no-weights": the reports' spelling.
+const char* reconcile_status_name(ReconcileStatus status);
+
 struct Reconciliation {
-  // "complete": everything matched; "extras": matched, plus unexplained tensors;
-  // "mismatch": shapes differ or expected tensors are missing; "no-spec": nothing to compare with.
-  std::string status;
+  ReconcileStatus status = ReconcileStatus::NoSpec;
   std::string lm_prefix = "model.";
   std::string head_prefix = "lm_head.";
   std::vector<int64_t> expected_of;  // per logical tensor: index into ArchModel::tensors, or -1
@@ -51,8 +62,10 @@ struct Reconciliation {
   uint64_t unexplained_params = 0;
 };
 
-// `expected` may be null (no spec for this model_type).
-Reconciliation reconcile(const ArchModel* expected, const StorageView& actual);
+// `expected` may be null (no spec for this model_type). With a spec, AutoGPTQ's bias buffers in
+// `actual` become bookkeeping once matched (analysis/gptq_bias_buffers.hpp), before the
+// unexplained tensors are counted: that is the one change made to `actual`.
+Reconciliation reconcile(const ArchModel* expected, StorageView& actual);
 
 // Name-only reconcile when only the index is available (no shard headers).
 struct IndexReconciliation {

@@ -44,6 +44,12 @@ struct SafetensorsHeader {
   void own_names();
 };
 
+// One shard's header and the file it was read from.
+struct ShardHeader {
+  std::string path;
+  SafetensorsHeader header;
+};
+
 // Reads N from the first 8 bytes and checks it against the cap and, if known, the file size.
 Result<uint64_t> read_safetensors_header_length(std::span<const unsigned char> prefix, std::string_view file,
                                                 std::optional<uint64_t> file_size = std::nullopt);

@@ -1,6 +1,5 @@
-// Internal to decode_storage(): the suffix vocabulary of every quantization format
-// (../shared/docs/quant-formats.md §1) and one decoder per family of formats. Nothing here is a
-// public interface; analysis/storage.hpp is.
+// The suffix vocabulary of every quantization format (../shared/docs/quant-formats.md §1) and
+// one decoder per family of formats, as analysis/storage.cpp runs them.
 //
 // How it works: one pass classifies every stored name by its last component (signatures.cpp).
 // A name in a quantization vocabulary registers its module prefix as a candidate, remembering
@@ -11,18 +10,19 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <unordered_map>
 #include <vector>
 
-#include "analysis/storage.hpp"
 #include "core/flat_index.hpp"
 #include "formats/safetensors_header.hpp"
+#include "quant/storage_model.hpp"
 
 namespace hfi::quant {
 
@@ -80,8 +80,6 @@ struct Classified {
 // By the last component (and, for bitsandbytes and quanto, the one or two before it). No regex.
 std::optional<Classified> classify(const TensorInfo& t);
 
-using FlatIndex = hfi::FlatIndex;
-
 // Every stored tensor of all shards, in stored order, with an exact-name lookup.
 class TensorIndex {
  public:
@@ -90,19 +88,21 @@ class TensorIndex {
   TensorIndex& operator=(const TensorIndex&) = delete;
   size_t size() const { return tensors_.size(); }
   const TensorInfo& at(uint32_t i) const { return *tensors_[i]; }
-  // prefix + suffix; the concatenation uses a per-thread scratch buffer, no allocation after
-  // warm-up. Safe to call from several threads.
-  std::optional<uint32_t> find(std::string_view prefix, std::string_view suffix) const;
+  // By exact name; a name stored twice (two shards) finds the later one. Not for use from
+  // several threads at once: the first call builds the name table.
   std::optional<uint32_t> find(std::string_view name) const;
+  // prefix + suffix, joined in a buffer the index keeps (no allocation once it is large enough).
+  std::optional<uint32_t> find(std::string_view prefix, std::string_view suffix) const;
 
  private:
-  // The name table (a hash of every name) is built at the first find(), by whichever decoder
-  // thread asks first: most checkpoints never ask. Classification hands the decoders their
-  // tensors by term, and DeepSeek-V3's 46k FP8 modules need no lookup by name at all.
+  // The name table (a hash of every name) is built at the first find(): most checkpoints never
+  // ask. Classification hands the decoders their tensors by term, and DeepSeek-V3's 46k FP8
+  // modules need no lookup by name at all.
   void index_names() const;
   std::vector<const TensorInfo*> tensors_;
-  mutable std::once_flag names_built_;
+  mutable bool names_indexed_ = false;
   mutable FlatIndex by_name_;
+  mutable std::string joined_;  // find(prefix, suffix)'s buffer
 };
 
 // A fixed-capacity list: decoding DeepSeek-V3 makes ~46k of each, and a heap block apiece showed.
@@ -144,13 +144,41 @@ struct Companion {
   const char* kind;        // BookkeepingTensor::kind vocabulary
 };
 
+// A format text held inline ("FP8 block 128x128"): every module's decoder makes one, and a heap
+// block apiece is what a checkpoint of many modules would pay. 64 bytes hold the longest a
+// decoder writes, "FP8 E4M3FNUZ block " and two 20-digit edges.
+class FormatText {
+ public:
+  FormatText() = default;
+  explicit FormatText(std::string_view s) { *this += s; }
+  FormatText& operator+=(std::string_view s) {
+    size_t n = std::min(s.size(), sizeof text_ - size_);
+    std::copy_n(s.data(), n, text_ + size_);
+    size_ += n;
+    return *this;
+  }
+  FormatText& operator+=(uint64_t v) {
+    auto r = std::to_chars(text_ + size_, text_ + sizeof text_, v);
+    if (r.ec == std::errc()) size_ = static_cast<size_t>(r.ptr - text_);
+    return *this;
+  }
+  std::string_view view() const { return {text_, size_}; }
+
+ private:
+  char text_[64];
+  size_t size_ = 0;
+};
+
 // What a decoder returns for one quantized linear.
 struct Decoded {
   uint32_t anchor = 0;     // the stored tensor that becomes the logical weight
-  LogicalTensor logical;   // its name is empty when `made_name` holds it
+  // Its name is empty when `made_name` holds it, its format is empty: `format` holds the text,
+  // for the caller to keep where the logical weight can view it.
+  LogicalTensor logical;
   QuantModule module;      // `logical` index filled in when placed
   SmallList<Companion, 4> companions;
-  std::string made_name;   // a logical name no stored tensor has (GPTQ's "P.weight"); decode_storage keeps it
+  std::string made_name;   // a logical name no stored tensor has (GPTQ's "P.weight")
+  FormatText format;       // "FP8 block 128x128", "GPTQ int4 g128", ...
 };
 
 // The name of a logical weight that no stored tensor has: GPTQ's "P.weight" beside "P.qweight".
@@ -176,7 +204,7 @@ class Builder {
   void problem(std::string text) { d_.module.problems.push_back(std::move(text)); }
   QuantModule& module() { return d_.module; }
   LogicalTensor& logical() { return d_.logical; }
-  // Fills shape/params/format/bytes and returns the result; `format` is interned here.
+  // Fills shape/params/format/bytes and returns the result.
   std::optional<Decoded> finish(Shape shape, std::string_view format);
   const TensorIndex& index() const { return idx_; }
   std::string_view prefix() const { return prefix_; }

@@ -2,10 +2,6 @@
 // §2, §3, §8 float-quantized, §9 FP8), the ModelOpt U8 layouts (§9: NVFP4, INT4-AWQ), and int8
 // weights with a weight_scale (compressed-tensors int-quantized, ModelOpt W8A16: no QuantScheme of
 // their own, decoded as Unsupported so the scale is not counted as a parameter).
-#include <algorithm>
-#include <charconv>
-#include <system_error>
-
 #include "quant/decode.hpp"
 
 namespace hfi::quant {
@@ -38,28 +34,6 @@ Granularity granularity(const Shape& w, const Shape& s) {
     if (s[i] != w[i]) return Granularity::Unfit;
   return Granularity::Block;
 }
-
-// A format text built on the stack: DeepSeek-V3's 46k FP8 modules each made a heap string of it.
-// 64 bytes hold the longest, "FP8 E4M3FNUZ block " and two 20-digit edges.
-class FormatText {
- public:
-  FormatText& operator+=(std::string_view s) {
-    size_t n = std::min(s.size(), sizeof text_ - size_);
-    std::copy_n(s.data(), n, text_ + size_);
-    size_ += n;
-    return *this;
-  }
-  FormatText& operator+=(uint64_t v) {
-    auto r = std::to_chars(text_ + size_, text_ + sizeof text_, v);
-    if (r.ec == std::errc()) size_ = static_cast<size_t>(r.ptr - text_);
-    return *this;
-  }
-  std::string_view view() const { return {text_, size_}; }
-
- private:
-  char text_[64];
-  size_t size_ = 0;
-};
 
 // "FP8" for E4M3, "FP8 E5M2", "FP8 E4M3FNUZ", ...; the dtype's own name for a one-byte non-float.
 void append_fp8_name(FormatText& out, Dtype d) {

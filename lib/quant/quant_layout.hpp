@@ -17,11 +17,11 @@ namespace hfi {
 
 // One quantized linear (or fused expert tensor) as stored.
 struct QuantModule {
-  // Prefix shared by its tensors, e.g. "model.layers.0.self_attn.q_proj": a view into
-  // StorageView::names (a leading part of a stored tensor's name).
+  // Prefix shared by its tensors, e.g. "model.layers.0.self_attn.q_proj": a view of a leading
+  // part of a stored tensor's name.
   std::string_view module;
   QuantScheme scheme = QuantScheme::None;
-  size_t logical = SIZE_MAX;   // index into StorageView::logical of the weight it stores
+  size_t logical = SIZE_MAX;   // position of the weight it stores among the logical tensors kept beside it
   // Stored tensors of the module (its weight and every companion). Only the count is kept: the
   // names are the snapshot's, and DeepSeek-V3's 46k modules spent 138k allocations copying them.
   uint32_t stored_tensors = 0;

@@ -5,8 +5,6 @@
 
 #include "quant/decode.hpp"
 
-#include "core/intern.hpp"
-
 namespace hfi::quant {
 namespace {
 
@@ -145,17 +143,19 @@ void TensorIndex::index_names() const {
 }
 
 std::optional<uint32_t> TensorIndex::find(std::string_view name) const {
-  std::call_once(names_built_, [this] { index_names(); });
+  if (!names_indexed_) {
+    index_names();
+    names_indexed_ = true;
+  }
   uint32_t i = by_name_.find(name, [this](uint32_t k) { return std::string_view(tensors_[k]->name); });
   if (i == FlatIndex::kEmpty) return std::nullopt;
   return i;
 }
 
 std::optional<uint32_t> TensorIndex::find(std::string_view prefix, std::string_view suffix) const {
-  thread_local std::string scratch;  // decoders run on several threads at once
-  scratch.assign(prefix);
-  scratch.append(suffix);
-  return find(std::string_view(scratch));
+  joined_.assign(prefix);
+  joined_.append(suffix);
+  return find(std::string_view(joined_));
 }
 
 std::optional<uint32_t> Candidate::get(Term t) const {
@@ -204,7 +204,7 @@ std::optional<Decoded> Builder::finish(Shape shape, std::string_view format) {
   const TensorInfo& a = anchor();
   d_.logical.params = shape.empty() ? 0 : product(shape);
   d_.logical.shape = std::move(shape);
-  d_.logical.format = intern(format);
+  d_.format = FormatText(format);
   d_.logical.stored_bytes = a.bytes();
   d_.module.value_bytes = a.bytes();
   d_.module.stored_tensors = static_cast<uint32_t>(1 + d_.companions.size());

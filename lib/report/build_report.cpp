@@ -65,7 +65,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
   r.notes = snap.notes;
   r.other_weight_files = snap.other_weight_files;
   r.storage = decode_storage(snap.shards);
-  r.index_mismatches = find_index_mismatches(snap);
+  r.index_mismatches = find_index_mismatches({snap.index ? &*snap.index : nullptr, snap.index_path, snap.shards});
   if (snap.index) r.index_total_size = snap.index->total_size;
 
   // The spec reads the config through a copy of its own: its keys_read() say what was used.
@@ -106,9 +106,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
                                 (r.other_weight_files.size() > 1 ? " and others" : "") +
                                 ", whose headers hfinspect does not read: parameter totals are from the config formula only");
   }
-  r.reconcile = reconcile(spec, r.storage);
-  // AutoGPTQ's saved all-zero bias buffers: bookkeeping once the spec says no bias belongs there.
-  if (spec && absorb_gptq_bias_buffers(r.storage, r.reconcile.expected_of) > 0) r.reconcile = reconcile(spec, r.storage);
+  r.reconcile = reconcile(spec, r.storage);  // also files AutoGPTQ's all-zero bias buffers as bookkeeping
   if (!spec && !snap.shards.empty()) r.inferred = infer_structure(r.storage);
   r.params = compute_params(spec, r.storage, r.reconcile);
 
@@ -124,7 +122,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
       // What the index lists is what the repo stores: a tied head or a buffer it lists counts.
       r.params = r.index_reconcile ? formula_params(*spec, r.index_reconcile->listed_optional) : formula;
       r.reconcile = Reconciliation{};
-      r.reconcile.status = r.index_reconcile ? "names-only" : "no-weights";
+      r.reconcile.status = r.index_reconcile ? ReconcileStatus::NamesOnly : ReconcileStatus::NoWeights;
     }
   }
 

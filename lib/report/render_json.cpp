@@ -167,7 +167,7 @@ Json reconcile_json(const Report& r) {
   for (const auto& m : rc.shape_mismatches)
     mismatches.push_back(Obj().add("name", m.name).add("expected", shape(m.expected)).add("actual", shape(m.actual)).done());
   Obj rec;
-  rec.add("status", rc.status)
+  rec.add("status", reconcile_status_name(rc.status))
       .add("matched", rc.matched_tensors)
       .add("matched_params", rc.matched_params)
       .add("unexplained_tensors", rc.unexplained_tensors)

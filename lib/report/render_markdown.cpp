@@ -60,8 +60,8 @@ void roles_section(std::string& out, const Report& r) {
 
 void reconcile_section(std::string& out, const Report& r) {
   const Reconciliation& rc = r.reconcile;
-  out += "\n**Reconcile:** `" + rc.status + "`, " + with_commas(rc.matched_tensors) + " matched, " + with_commas(rc.unexplained_tensors) +
-         " unexplained\n";
+  out += "\n**Reconcile:** `" + std::string(reconcile_status_name(rc.status)) + "`, " + with_commas(rc.matched_tensors) + " matched, " +
+         with_commas(rc.unexplained_tensors) + " unexplained\n";
   if (!rc.unexplained.empty()) {
     out += "\n| unexplained pattern | tensors | params |\n|---|---:|---:|\n";
     for (const auto& g : rc.unexplained) out += "| `" + g.pattern + "` | " + with_commas(g.tensors) + " | " + with_commas(g.params) + " |\n";

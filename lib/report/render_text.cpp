@@ -185,7 +185,7 @@ void unexplained_lines(std::string& out, const Style& st, const Reconciliation& 
 
 void reconcile_section(std::string& out, const Style& st, const Report& r) {
   const Reconciliation& rc = r.reconcile;
-  std::string status = rc.status == "complete" ? st.good("complete") : st.warn(rc.status);
+  std::string status = rc.status == ReconcileStatus::Complete ? st.good("complete") : st.warn(reconcile_status_name(rc.status));
   if (r.params_source == ParamsSource::Safetensors)
     line(out, st, "Reconcile", status + ": " + with_commas(rc.matched_tensors) + " tensors matched the " + (r.family.empty() ? "(no)" : r.family) +
                                    " spec, " + with_commas(rc.unexplained_tensors) + " unexplained (" + with_commas(rc.unexplained_params) + " params)");

@@ -12,7 +12,7 @@
 #include "analysis/metrics.hpp"
 #include "analysis/reconcile.hpp"
 #include "core/json.hpp"
-#include "quant/quant_audit.hpp"
+#include "analysis/quant_audit.hpp"
 #include "source/snapshot.hpp"
 
 namespace hfi {

@@ -16,11 +16,6 @@
 
 namespace hfi {
 
-struct ShardHeader {
-  std::string path;
-  SafetensorsHeader header;
-};
-
 struct Snapshot {
   SourceKind source_kind = SourceKind::Local;
   std::string location;

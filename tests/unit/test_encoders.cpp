@@ -66,7 +66,7 @@ TEST_CASE("bert spec: gamma/beta and weight/bias writers, prefixed or bare, with
         hfi::StorageView v = checkpoint(m, prefix, legacy, heads);
         hfi::Reconciliation r = hfi::reconcile(&m, v);
         CHECK(r.lm_prefix == prefix);
-        CHECK(r.status == "complete");
+        CHECK(r.status == hfi::ReconcileStatus::Complete);
         CHECK(r.missing.empty());
         CHECK(r.unexplained_tensors == 0);
         CHECK(r.matched_tensors == v.logical.size());

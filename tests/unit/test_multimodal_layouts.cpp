@@ -53,9 +53,10 @@ TEST_CASE("qwen2_5_vl: the vision tower is found beside the language model in ev
                             {"model.language_model.", "model."},
                             {"language_model.model.", ""}}) {
     INFO(lm);
-    auto r = hfi::reconcile(&m, stored_as(m, lm, towers));
+    hfi::StorageView v = stored_as(m, lm, towers);
+    auto r = hfi::reconcile(&m, v);
     CHECK(r.lm_prefix == lm);
-    CHECK(r.status == "complete");
+    CHECK(r.status == hfi::ReconcileStatus::Complete);
     CHECK(r.unexplained_tensors == 0);
     CHECK(r.missing.empty());
   }

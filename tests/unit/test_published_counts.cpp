@@ -24,7 +24,7 @@ hfi::Report inspect(const std::string& repo, uint64_t context = 8192) {
 TEST_CASE("Llama-3.1-8B: Hub total, KV and FLOPs") {
   auto r = inspect("meta-llama/Llama-3.1-8B");
   CHECK(r.params.total == 8'030'261'248);  // HUB
-  CHECK(r.reconcile.status == "complete");
+  CHECK(r.reconcile.status == hfi::ReconcileStatus::Complete);
   // 2 (K,V) x 32 layers x 8 kv heads x 128 dims x 2 bytes
   CHECK(r.kv.bytes_per_token == 131'072);
   // fixed: 2 x (8,030,261,248 - 128,256 x 4,096 input embedding) = 15,009,849,344 ~ 15.01 G
@@ -38,7 +38,7 @@ TEST_CASE("Llama-2-7b and SmolLM2-135M: loaded-model counts") {
   CHECK(inspect("meta-llama/Llama-2-7b-hf").params.total == 6'738'415'616);
   auto smol = inspect("HuggingFaceTB/SmolLM2-135M");
   CHECK(smol.params.total == 134'515'008);
-  CHECK(smol.reconcile.status == "complete");
+  CHECK(smol.reconcile.status == hfi::ReconcileStatus::Complete);
   REQUIRE(smol.reconcile.absent_by_design.size() == 1);  // tied lm_head is not stored
   CHECK(smol.reconcile.absent_by_design[0] == "lm_head.weight");
 }
@@ -47,7 +47,7 @@ TEST_CASE("Qwen3-30B-A3B: total and active") {
   auto r = inspect("Qwen/Qwen3-30B-A3B");
   CHECK(r.params.total == 30'532'122'624);  // HUB; INDEX 61,064,245,248 B / 2
   CHECK(r.params.active == 3'353'032'704);
-  CHECK(r.reconcile.status == "complete");
+  CHECK(r.reconcile.status == hfi::ReconcileStatus::Complete);
   CHECK(r.index_total_size == 61'064'245'248u);
   CHECK(r.storage.stored_bytes == 61'064'245'248u);
   CHECK(r.index_mismatches.empty());
@@ -61,7 +61,7 @@ TEST_CASE("DeepSeek-V3: main + MTP, active, MLA KV cache") {
   CHECK(r.params.active == 37'552'282'624);
   // (kv_lora_rank 512 + rope 64) x 61 layers x 2 bytes
   CHECK(r.kv.bytes_per_token == 70'272);
-  CHECK(r.reconcile.status == "complete");
+  CHECK(r.reconcile.status == hfi::ReconcileStatus::Complete);
   CHECK(r.shard_count == 163);
 }
 
@@ -69,7 +69,7 @@ TEST_CASE("gpt-oss-20b: MXFP4 experts counted as logical weights") {
   auto r = inspect("openai/gpt-oss-20b");
   CHECK(r.params.total == 20'914'757'184);  // HUB
   CHECK(r.params.active_without_input_embedding == 3'608'307'264);
-  CHECK(r.reconcile.status == "complete");
+  CHECK(r.reconcile.status == hfi::ReconcileStatus::Complete);
   // 12 sliding layers capped at 128 tokens + 12 full layers: 2 x 8 x 64 x 2 bytes = 2,048 B per layer-token
   CHECK(r.kv.bytes_per_token == 24 * 2'048);
   CHECK(r.kv.windowed_layers == 12);
@@ -83,7 +83,7 @@ TEST_CASE("Gemma 4 E2B: the gemma4 spec explains every tensor, the published tot
   CHECK(r.family == "gemma4");
   CHECK(r.params.total == 5'123'178'051);  // HUB
   CHECK(r.storage.file_bytes == 10'246'621'918u);  // published size of model.safetensors
-  CHECK(r.reconcile.status == "complete");
+  CHECK(r.reconcile.status == hfi::ReconcileStatus::Complete);
   CHECK(r.reconcile.matched_params == r.params.total);
   CHECK(r.reconcile.unexplained_params == 0);
   REQUIRE(r.reconcile.absent_by_design.size() == 1);  // tied lm_head
@@ -121,7 +121,7 @@ TEST_CASE("Gemma 3n E2B: AltUp, LAuReL, MobileNetV5 and the USM conformer reprod
   REQUIRE(r.spec.has_value());
   CHECK(r.family == "gemma3n");
   CHECK(r.params.total == 5'439'438'272);  // HUB
-  CHECK(r.reconcile.status == "complete");
+  CHECK(r.reconcile.status == hfi::ReconcileStatus::Complete);
   CHECK(r.reconcile.unexplained_params == 0);
   REQUIRE(r.reconcile.absent_by_design.size() == 1);  // tied lm_head
   auto role = [&](const std::string& name) {
@@ -198,7 +198,7 @@ TEST_CASE("config-only: the qwen2 formula reproduces Qwen2.5-0.5B's loaded-model
   hfi::Report r = hfi::testing::inspect_dir(hfi::testing::fixtures_dir() / "Qwen/Qwen2.5-0.5B").report;
   CHECK(r.params_source == hfi::ParamsSource::Formula);
   CHECK(r.params.total == 494'032'768);  // printed by a loaded model (TRUTHS.md); tied head, q/k/v biases
-  CHECK(r.reconcile.status == "no-weights");
+  CHECK(r.reconcile.status == hfi::ReconcileStatus::NoWeights);
 }
 
 
@@ -253,7 +253,7 @@ class IndexEdits {
     hfi::LocalSource source(dir_);
     auto snap = hfi::load_snapshot(source);
     REQUIRE(snap.ok());
-    return hfi::find_index_mismatches(*snap);
+    return hfi::find_index_mismatches({snap->index ? &*snap->index : nullptr, snap->index_path, snap->shards});
   }
 
  private:

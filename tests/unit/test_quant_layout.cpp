@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/gptq_bias_buffers.hpp"
 #include "analysis/storage.hpp"
 #include "source/local_source.hpp"
 #include "source/snapshot.hpp"
@@ -238,7 +239,9 @@ TEST_CASE("quant layout: AutoGPTQ 0.4 bias buffers are bookkeeping unless the ar
   REQUIRE(v.logical[1].name == P + ".bias");
   // Not expected by the architecture (a Llama linear): it becomes the module's bookkeeping.
   auto unexpected = v;
-  CHECK(hfi::absorb_gptq_bias_buffers(unexpected, {0, -1, 1}) == 1);
+  std::vector<int64_t> expected_of = {0, -1, 1};
+  CHECK(hfi::absorb_gptq_bias_buffers(unexpected, expected_of) == 1);
+  CHECK(expected_of == std::vector<int64_t>{0, 1});  // still one entry per logical tensor
   REQUIRE(unexpected.logical.size() == 2);
   CHECK(unexpected.logical[1].name == "model.norm.weight");
   CHECK(only_module(unexpected).logical == 0);
@@ -247,12 +250,15 @@ TEST_CASE("quant layout: AutoGPTQ 0.4 bias buffers are bookkeeping unless the ar
   CHECK(kind_of(unexpected, ".bias") == "bias buffer");
   // Expected (Qwen2's q/k/v carry a bias): it stays a parameter.
   auto expected = v;
-  CHECK(hfi::absorb_gptq_bias_buffers(expected, {0, 1, 2}) == 0);
+  std::vector<int64_t> all_expected = {0, 1, 2};
+  CHECK(hfi::absorb_gptq_bias_buffers(expected, all_expected) == 0);
+  CHECK(all_expected.size() == 3);
   CHECK(expected.logical.size() == 3);
   CHECK(only_module(expected).bookkeeping_bytes == 344'064);
   // A bias whose length is not `out` is left alone.
   auto odd = hfi::decode_storage(shard({t[0], t[1], t[2], t[3], {P + ".bias", Dtype::F16, {1024}}}));
-  CHECK(hfi::absorb_gptq_bias_buffers(odd, {0, -1}) == 0);
+  std::vector<int64_t> odd_expected = {0, -1};
+  CHECK(hfi::absorb_gptq_bias_buffers(odd, odd_expected) == 0);
 }
 
 TEST_CASE("quant layout: GPTQ-Marlin legacy checkpoint (B + s)") {
@@ -603,7 +609,7 @@ TEST_CASE("quant layout: DeepSeek-V3 and gpt-oss-20b fixtures decode without pro
   CHECK(oss.orphan_quant_tensors.empty());
 }
 
-TEST_CASE("quant layout: a decoded view keeps the names it views after the headers and the decode are gone") {
+TEST_CASE("quant layout: a decoded view keeps the names and formats it views after the headers and the decode are gone") {
   // GPTQ makes its logical name ("P.weight" is stored nowhere); FP8 and a plain tensor view the
   // stored names. The headers are a temporary here, and the view is copied before the original goes:
   // under ASan a name left pointing into either would fail.
@@ -617,11 +623,15 @@ TEST_CASE("quant layout: a decoded view keeps the names it views after the heade
                                                     {"model.norm.weight", Dtype::BF16, {4096}}}));
     copy = v;
   }
-  std::vector<std::string> logical, modules, bookkeeping;
+  std::vector<std::string> logical, formats, modules, bookkeeping;
   for (const auto& l : copy->logical) logical.emplace_back(l.name);
+  for (const auto& l : copy->logical) formats.emplace_back(l.format);
   for (const auto& m : copy->quant_modules) modules.emplace_back(m.module);
   for (const auto& b : copy->bookkeeping) bookkeeping.emplace_back(b.name);
   CHECK(logical == std::vector<std::string>{P + ".weight", "model.layers.0.mlp.up_proj.weight", "model.norm.weight"});
+  // The quantized weights' formats are texts the view keeps, the plain one a dtype name. GPTQ: 32 scale
+  // rows over in = 512 * 32 / 4 = 4096 are groups of 128; FP8: a [2, 1] scale over [256, 128] is 128 x 128 blocks.
+  CHECK(formats == std::vector<std::string>{"GPTQ int4 g128", "FP8 block 128x128", "BF16"});
   CHECK(modules == std::vector<std::string>{P, "model.layers.0.mlp.up_proj"});
   CHECK(bookkeeping == std::vector<std::string>{P + ".qzeros", P + ".scales", "model.layers.0.mlp.up_proj.weight_scale_inv"});
 }

@@ -1,4 +1,4 @@
-#include "quant/quant_audit.hpp"
+#include "analysis/quant_audit.hpp"
 
 #include <algorithm>
 #include <array>
