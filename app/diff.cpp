@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "pipeline/diff.hpp"
+#include "pipeline/analyse.hpp"
 #include "reference/reference_configs.hpp"
 #include "report/diff.hpp"
 

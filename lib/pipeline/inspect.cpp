@@ -2,6 +2,7 @@
 
 #include <system_error>
 
+#include "pipeline/analyse.hpp"
 #include "source/local_source.hpp"
 #include "source/open_repo.hpp"
 

@@ -1,5 +1,4 @@
-// The one Report model every renderer reads. build_report() is the whole analysis pipeline:
-// snapshot -> spec -> storage decode -> reconcile -> metrics.
+// The one Report model every renderer reads; lib/pipeline/analyse.cpp fills it from a Snapshot.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +12,9 @@
 #include "analysis/reconcile.hpp"
 #include "core/json.hpp"
 #include "analysis/quant_audit.hpp"
-#include "source/snapshot.hpp"
+#include "formats/model_config.hpp"
+#include "formats/side_configs.hpp"
+#include "source/source.hpp"
 
 namespace hfi {
 
@@ -83,8 +84,6 @@ struct Report {
   std::optional<TokenizerConfig> tokenizer;
   std::vector<std::string> notes;
 };
-
-Result<Report> build_report(const Snapshot& snapshot, const ReportOptions& options);
 
 // Renderers: deterministic, no trailing state. `color` only affects text.
 std::string render_text(const Report& report, bool color);

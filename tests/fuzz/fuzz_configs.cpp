@@ -9,7 +9,7 @@
 #include "formats/model_config.hpp"
 #include "formats/side_configs.hpp"
 #include "quant/quant_config.hpp"
-#include "report/report.hpp"
+#include "pipeline/analyse.hpp"
 
 namespace {
 

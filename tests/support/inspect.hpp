@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "report/report.hpp"
+#include "pipeline/analyse.hpp"
 #include "source/local_source.hpp"
 #include "support/fixture_repo.hpp"
 

@@ -1,9 +1,14 @@
+// The analysis step: a Snapshot becomes a Report, one stage after the other: the architecture
+// spec from config.json, the stored tensors as logical weights, the match against the spec, the
+// quantization audit, then the figures (parameters, FLOPs, KV cache, memory) and the config
+// fields nothing explained.
+#include "pipeline/analyse.hpp"
+
 #include <algorithm>
 #include <set>
 
 #include "analysis/index_check.hpp"
 #include "quant/declared.hpp"
-#include "report/report.hpp"
 
 namespace hfi {
 namespace {
@@ -35,14 +40,12 @@ uint32_t torch_dtype_bytes(const ModelConfig* cfg) {
   return kv_dtype_bytes(*name).value_or(2);
 }
 
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+std::string join(std::initializer_list<std::string> parts, const std::string& sep) {
   std::string out;
   for (const auto& p : parts)
     if (!p.empty()) out += (out.empty() ? "" : sep) + p;
   return out;
 }
-
-}  // namespace
 
 // A multimodal family with its own spec (gemma3, llama4) is found by its root model_type; one
 // without (a VLM around a known text model) by its language model's model_type. None: no spec.
@@ -53,10 +56,8 @@ std::optional<Result<ArchModel>> build_spec(const ModelConfig& config) {
   return entry->build(config);
 }
 
-Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) {
-  Report r;
-  r.repo_id = options.repo_id;
-  r.revision = options.revision;
+// Copies what the files say as they are, and decodes the stored tensors.
+void read_files(const Snapshot& snap, Report& r) {
   r.commit = snap.commit;
   r.source_kind = snap.source_kind;
   r.location = snap.location;
@@ -67,37 +68,46 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
   r.storage = decode_storage(snap.shards);
   r.index_mismatches = find_index_mismatches({snap.index ? &*snap.index : nullptr, snap.index_path, snap.shards});
   if (snap.index) r.index_total_size = snap.index->total_size;
-
-  // The spec reads the config through a copy of its own: its keys_read() say what was used.
-  std::optional<ModelConfig> config_read = snap.config;
-  const ModelConfig* cfg = config_read ? &*config_read : nullptr;
-  std::optional<Result<ArchModel>> built;
-  if (cfg) built = build_spec(*cfg);
-  auto declared = declared_quantization(snap.config ? &*snap.config : nullptr, snap.quant_sidecars);
-  if (!declared) return declared.error();
-  if (cfg) {
-    r.config = *cfg;
-    r.model_type = cfg->model_type();
-    r.text_model_type = cfg->text_model_type();
-    r.architectures = cfg->architectures();
-    r.quant_method = declared->config_quant_method;
-    if (built && !*built) return built->error();
-    if (built) {
-      r.spec = std::move(built->value());
-      r.family = r.spec->family;
-      r.notes.insert(r.notes.end(), r.spec->notes.begin(), r.spec->notes.end());  // e.g. the vision tower
-    } else {
-      r.notes.push_back("no architecture spec for model_type '" + r.model_type + "'" +
-                        (r.text_model_type != r.model_type ? " nor '" + r.text_model_type + "'" : std::string()) +
-                        ": totals come from the headers alone, the structure is inferred from tensor names");
-    }
-  } else {
-    r.notes.push_back("no config.json: the report is built from the safetensors headers alone");
-  }
-  const ArchModel* spec = r.spec ? &*r.spec : nullptr;
-
   r.shard_count = snap.shards.size();
   for (const auto& s : snap.shards) r.tensor_count += s.header.tensors.size();
+}
+
+// The architecture: what config.json names, and the spec built from it (read through `cfg`,
+// whose keys_read() then say what the spec used).
+Status describe_architecture(const ModelConfig* cfg, const DeclaredQuantization& declared, Report& r) {
+  if (!cfg) {
+    r.notes.push_back("no config.json: the report is built from the safetensors headers alone");
+    return Ok{};
+  }
+  auto built = build_spec(*cfg);
+  r.config = *cfg;
+  r.model_type = cfg->model_type();
+  r.text_model_type = cfg->text_model_type();
+  r.architectures = cfg->architectures();
+  r.quant_method = declared.config_quant_method;
+  if (built && !*built) return built->error();
+  if (built) {
+    r.spec = std::move(built->value());
+    r.family = r.spec->family;
+    r.notes.insert(r.notes.end(), r.spec->notes.begin(), r.spec->notes.end());  // e.g. the vision tower
+  } else {
+    r.notes.push_back("no architecture spec for model_type '" + r.model_type + "'" +
+                      (r.text_model_type != r.model_type ? " nor '" + r.text_model_type + "'" : std::string()) +
+                      ": totals come from the headers alone, the structure is inferred from tensor names");
+  }
+  if (r.spec) {
+    const ArchModel& spec = *r.spec;
+    r.summary = join({spec.attention_summary, spec.position_summary, spec.norm_summary, spec.activation_summary,
+                      spec.tied_embeddings ? "tied embeddings" : "untied embeddings", spec.layer_summary},
+                     "; ");
+  }
+  return Ok{};
+}
+
+// The stored tensors against the spec, and the parameters they hold; without headers, what the
+// config formula and the index say instead.
+void count_parameters(const Snapshot& snap, uint32_t weight_bytes, Report& r) {
+  const ArchModel* spec = r.spec ? &*r.spec : nullptr;
   r.params_source = snap.shards.empty() ? ParamsSource::None : ParamsSource::Safetensors;
   if (snap.shards.empty() && !snap.index) {
     r.notes.push_back(r.other_weight_files.empty()
@@ -109,29 +119,31 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
   r.reconcile = reconcile(spec, r.storage);  // also files AutoGPTQ's all-zero bias buffers as bookkeeping
   if (!spec && !snap.shards.empty()) r.inferred = infer_structure(r.storage);
   r.params = compute_params(spec, r.storage, r.reconcile);
+  if (!spec) return;
+  ParamBreakdown formula = formula_params(*spec);
+  r.formula_total = formula.total;
+  r.formula_active = formula.active;
+  if (!snap.shards.empty()) return;
+  if (snap.index) r.index_reconcile = reconcile_index(*spec, *snap.index, weight_bytes);
+  // No headers to count: the config formula is the best figure there is, and says so.
+  r.params_source = ParamsSource::Formula;
+  // What the index lists is what the repo stores: a tied head or a buffer it lists counts.
+  r.params = r.index_reconcile ? formula_params(*spec, r.index_reconcile->listed_optional) : formula;
+  r.reconcile = Reconciliation{};
+  r.reconcile.status = r.index_reconcile ? ReconcileStatus::NamesOnly : ReconcileStatus::NoWeights;
+}
 
-  uint32_t weight_bytes = torch_dtype_bytes(cfg);
-  if (spec) {
-    ParamBreakdown formula = formula_params(*spec);
-    r.formula_total = formula.total;
-    r.formula_active = formula.active;
-    if (snap.shards.empty() && snap.index) r.index_reconcile = reconcile_index(*spec, *snap.index, weight_bytes);
-    if (snap.shards.empty()) {
-      // No headers to count: the config formula is the best figure there is, and says so.
-      r.params_source = ParamsSource::Formula;
-      // What the index lists is what the repo stores: a tied head or a buffer it lists counts.
-      r.params = r.index_reconcile ? formula_params(*spec, r.index_reconcile->listed_optional) : formula;
-      r.reconcile = Reconciliation{};
-      r.reconcile.status = r.index_reconcile ? ReconcileStatus::NamesOnly : ReconcileStatus::NoWeights;
-    }
-  }
-
-  const auto& declarations = declared->declarations;
+void audit_quantization(const DeclaredQuantization& declared, Report& r) {
+  const auto& declarations = declared.declarations;
   if (!declarations.empty() || !r.storage.quant_modules.empty() || !r.storage.bookkeeping.empty())
-    r.quant = audit_quantization(declarations, r.storage, spec, r.reconcile, r.params.total);
+    r.quant = audit_quantization(declarations, r.storage, r.spec ? &*r.spec : nullptr, r.reconcile, r.params.total);
   if (!r.quant_method && !declarations.empty()) r.quant_method = declarations.front().quant_method;
+}
 
-  uint32_t kv_bytes = weight_bytes;
+// FLOPs per token, the KV cache at the context asked for, and the memory both take.
+Status compute_figures(const Snapshot& snap, const ModelConfig* cfg, const ReportOptions& options, Report& r) {
+  const ArchModel* spec = r.spec ? &*r.spec : nullptr;
+  uint32_t kv_bytes = torch_dtype_bytes(cfg);
   r.kv_dtype = cfg ? cfg->string({"torch_dtype", "dtype"}).value_or("bfloat16") : "bfloat16";
   // A declared KV-cache scheme (compressed-tensors kv_cache_scheme, ModelOpt kv_cache_quant_algo)
   // is what an engine will allocate unless told otherwise.
@@ -142,8 +154,7 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
     }
   if (options.kv_dtype) {
     auto b = kv_dtype_bytes(*options.kv_dtype);
-    if (!b) return Error{ErrorKind::Usage, "--kv-dtype", "", "unknown dtype '" + *options.kv_dtype + "'",
-                         "use bf16, fp16, fp8 or fp32"};
+    if (!b) return Error{ErrorKind::Usage, "--kv-dtype", "", "unknown dtype '" + *options.kv_dtype + "'", "use bf16, fp16, fp8 or fp32"};
     kv_bytes = *b;
     r.kv_dtype = *options.kv_dtype;
   }
@@ -152,31 +163,25 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
   r.memory.weight_bytes = snap.shards.empty() && r.index_total_size ? *r.index_total_size : r.storage.stored_bytes;
   r.memory.kv_bytes = r.kv.bytes_at_context + r.kv.recurrent_state_bytes;
   r.memory.total_bytes = r.memory.weight_bytes + r.memory.kv_bytes;
+  return Ok{};
+}
 
-  if (spec) {
-    std::vector<std::string> parts{spec->attention_summary, spec->position_summary, spec->norm_summary,
-                                   spec->activation_summary,
-                                   spec->tied_embeddings ? "tied embeddings" : "untied embeddings",
-                                   spec->layer_summary};
-    r.summary = join(parts, "; ");
-  }
+bool is_spec_irrelevant(const ArchModel& spec, const std::string& key) {
+  return std::find(spec.structure_irrelevant_fields.begin(), spec.structure_irrelevant_fields.end(), key) !=
+         spec.structure_irrelevant_fields.end();
+}
 
-  if (cfg && spec) {
-    const Json& level = cfg->text();
-    for (const Json* obj : {&level, &cfg->root()}) {
-      for (const auto& member : obj->members()) {
-        const std::string& key = member.first;
-        const Json& value = member.second;
+// config.json fields the spec neither read nor knows to be irrelevant (the text model's level,
+// then the root's), and the side files' keys hfinspect does not know.
+void find_unknown_fields(const ModelConfig* cfg, Report& r) {
+  if (cfg && r.spec) {
+    for (const Json* obj : {&cfg->text(), &cfg->root()}) {
+      for (const auto& [key, value] : obj->members()) {
         if (kStructureIrrelevant.count(key) || cfg->keys_read().count(key) || is_default_like(value)) continue;
-        if (std::find(spec->structure_irrelevant_fields.begin(), spec->structure_irrelevant_fields.end(), key) !=
-            spec->structure_irrelevant_fields.end())
+        if (is_spec_irrelevant(*r.spec, key)) continue;
+        if (std::any_of(r.unknown_fields.begin(), r.unknown_fields.end(), [&](const UnknownField& u) { return u.name == key; }))
           continue;
-        if (std::any_of(r.unknown_fields.begin(), r.unknown_fields.end(),
-                        [&](const UnknownField& u) { return u.name == key; }))
-          continue;
-        if (obj == &cfg->root() && cfg->has_text_config() && key.size() > 7 &&
-            key.compare(key.size() - 7, 7, "_config") == 0)
-          continue;
+        if (obj == &cfg->root() && cfg->has_text_config() && key.ends_with("_config")) continue;
         r.unknown_fields.push_back({key, value});
       }
       if (!cfg->has_text_config()) break;
@@ -189,6 +194,24 @@ Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) 
   if (r.tokenizer)
     for (const auto& [key, value] : r.tokenizer->unrecognized)
       if (!is_default_like(value)) r.unknown_fields.push_back({key, value, "tokenizer_config.json"});
+}
+
+}  // namespace
+
+Result<Report> build_report(const Snapshot& snap, const ReportOptions& options) {
+  Report r;
+  r.repo_id = options.repo_id;
+  r.revision = options.revision;
+  read_files(snap, r);
+  std::optional<ModelConfig> config_read = snap.config;  // the copy the spec reads
+  const ModelConfig* cfg = config_read ? &*config_read : nullptr;
+  auto declared = declared_quantization(snap.config ? &*snap.config : nullptr, snap.quant_sidecars);
+  if (!declared) return declared.error();
+  if (auto described = describe_architecture(cfg, *declared, r); !described) return described.error();
+  count_parameters(snap, torch_dtype_bytes(cfg), r);
+  audit_quantization(*declared, r);
+  if (auto figures = compute_figures(snap, cfg, options, r); !figures) return figures.error();
+  find_unknown_fields(cfg, r);
   return r;
 }
 
