@@ -44,14 +44,8 @@ const DtypeInfo& info(Dtype d) {
 }  // namespace
 
 std::optional<Dtype> parse_dtype(std::string_view name) {
-  // A header names few dtypes, entry after entry: the last one found is tried first.
-  thread_local size_t last = 0;
-  if (kDtypes[last].name == name) return kDtypes[last].dtype;
-  for (size_t k = 0; k < kDtypes.size(); ++k)
-    if (kDtypes[k].name == name) {
-      last = k;
-      return kDtypes[k].dtype;
-    }
+  for (const auto& d : kDtypes)
+    if (d.name == name) return d.dtype;
   return std::nullopt;
 }
 

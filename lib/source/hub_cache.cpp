@@ -18,10 +18,10 @@ namespace {
 constexpr uint64_t kMaxListingBytes = 64u << 20;
 
 std::string random_suffix() {
-  static thread_local std::mt19937_64 rng(std::random_device{}());
-  static const char* hex = "0123456789abcdef";
+  constexpr const char* hex = "0123456789abcdef";
   std::string out;
-  uint64_t v = rng();
+  std::random_device entropy;  // one suffix per cache write: no generator worth keeping between them
+  uint64_t v = (uint64_t{entropy()} << 32) | entropy();
   for (int i = 0; i < 8; ++i) out += hex[(v >> (4 * i)) & 15];
   return out;
 }
