@@ -201,23 +201,56 @@ std::optional<std::map<std::string, std::string_view>> parse_header_pack(std::st
 
 }  // namespace
 
+HeaderPackWriter::HeaderPackWriter(const HubCache& cache, const std::string& commit) {
+  if (!is_commit_sha(commit)) return;
+  target_ = cache.own_dir(commit) / "headers.pack";
+  std::error_code ec;
+  fs::create_directories(target_.parent_path(), ec);
+  if (ec) return;
+  temporary_ = temporary_name(target_);
+  out_.open(temporary_, std::ios::binary | std::ios::trunc);
+  out_.write(kPackMagic.data(), static_cast<std::streamsize>(kPackMagic.size()));
+  ok_ = static_cast<bool>(out_);
+}
+
+HeaderPackWriter::~HeaderPackWriter() {
+  if (committed_ || temporary_.empty()) return;
+  out_.close();
+  std::error_code ec;
+  fs::remove(temporary_, ec);
+}
+
+bool HeaderPackWriter::add(const std::string& path, std::string_view bytes) {
+  if (!ok_) return false;
+  if (!safe_repo_path(path)) return ok_ = false;
+  std::string framing;
+  append_le(framing, path.size(), 4);
+  out_.write(framing.data(), static_cast<std::streamsize>(framing.size()));
+  out_.write(path.data(), static_cast<std::streamsize>(path.size()));
+  framing.clear();
+  append_le(framing, bytes.size(), 8);
+  out_.write(framing.data(), static_cast<std::streamsize>(framing.size()));
+  out_.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return ok_ = static_cast<bool>(out_);
+}
+
+bool HeaderPackWriter::commit() {
+  if (!ok_ || committed_) return false;
+  out_.close();  // the last buffer is written here: a full disk shows now, not after the rename
+  std::error_code ec;
+  if (out_) fs::rename(temporary_, target_, ec);
+  if (!out_ || ec) {
+    fs::remove(temporary_, ec);
+    return ok_ = false;
+  }
+  return committed_ = true;
+}
+
 bool HubCache::store_header_pack(const std::string& commit, const std::map<std::string, std::string>& headers) {
-  if (!is_commit_sha(commit)) return false;
-  // Written piece by piece: the headers of a large MoE are tens of MB, not worth a second copy.
-  std::vector<std::string> framing;  // each record's two length fields
-  framing.reserve(2 * headers.size());
-  std::vector<std::string_view> parts{kPackMagic};
-  for (const auto& [path, bytes] : headers) {
-    if (!safe_repo_path(path)) return false;
-    append_le(framing.emplace_back(), path.size(), 4);
-    append_le(framing.emplace_back(), bytes.size(), 8);
-  }
-  size_t k = 0;
-  for (const auto& [path, bytes] : headers) {
-    parts.insert(parts.end(), {framing[k], path, framing[k + 1], bytes});
-    k += 2;
-  }
-  return write_atomically(own_dir(commit) / "headers.pack", parts);
+  HeaderPackWriter pack(*this, commit);
+  for (const auto& [path, bytes] : headers)
+    if (!pack.add(path, bytes)) return false;
+  return pack.commit();
 }
 
 namespace {

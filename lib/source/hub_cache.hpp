@@ -16,6 +16,7 @@
 #pragma once
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -57,6 +58,27 @@ class HubCache {
 
  private:
   std::filesystem::path repo_dir_;
+};
+
+// Writes a commit's headers.pack record by record, as the headers come in, to a temporary name:
+// commit() renames it into place (and only then does the cache count as complete). Destroyed
+// without commit(), it removes what it wrote.
+class HeaderPackWriter {
+ public:
+  HeaderPackWriter(const HubCache& cache, const std::string& commit);
+  ~HeaderPackWriter();
+  HeaderPackWriter(const HeaderPackWriter&) = delete;
+  HeaderPackWriter& operator=(const HeaderPackWriter&) = delete;
+
+  // Each returns false once anything could not be written (read-only cache, full disk).
+  bool add(const std::string& path, std::string_view bytes);
+  bool commit();
+
+ private:
+  std::filesystem::path target_, temporary_;
+  std::ofstream out_;
+  bool ok_ = false;
+  bool committed_ = false;
 };
 
 // Reads one commit back from the cache, without the network. It serves shard headers from our own

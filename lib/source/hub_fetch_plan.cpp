@@ -49,8 +49,9 @@ bool answered_with_bytes(const http::Response& r) {
 // One run of the plan: the handler that turns each answer into what it makes possible.
 class PlanRun {
  public:
-  PlanRun(const RepoRef& ref, const HubSettings& settings, const std::optional<RepoInfo>& known, uint64_t probe)
-      : ref_(ref), settings_(settings), probe_(probe) {
+  PlanRun(const RepoRef& ref, const HubSettings& settings, const std::optional<RepoInfo>& known, uint64_t probe,
+          const HeaderSink& sink)
+      : ref_(ref), settings_(settings), probe_(probe), sink_(sink) {
     if (known) info_ = *known;
   }
 
@@ -70,7 +71,7 @@ class PlanRun {
     const auto [step, path] = sent_[index];
     switch (step) {
       case FetchStep::RepoInfo: take_info(response, more); break;
-      case FetchStep::MetadataFile: round_.files[path] = std::move(response); break;
+      case FetchStep::MetadataFile: take_file(path, response); break;
       case FetchStep::SingleFileHeader:
       case FetchStep::ShardHeader: take_first_read(path, response, more); break;
       case FetchStep::HeaderRest: take_rest(path, response, more); break;
@@ -129,14 +130,35 @@ class PlanRun {
     round_.cdn_locations.insert_or_assign(path, r.url);
   }
 
+  void take_file(const std::string& path, http::Response& r) {
+    if (path == "model.safetensors.index.json" && r.status == 200 && !r.too_large)
+      round_.index = ParsedIndex{path, r.first_header("x-repo-commit"), parse_safetensors_index(r.body, path)};
+    round_.files[path] = std::move(r);
+  }
+
   void take_first_read(const std::string& path, http::Response& r, http::Transport::FollowUps& more) {
     if (!answered_with_bytes(r)) return;  // the loader asks again, and reports what fails
     remember_location(path, r);
     HeaderRead& read = round_.headers[path];
     read.commit = r.first_header("x-repo-commit");
     read.bytes = std::move(r.body);
-    if (r.ended_at_length_prefix || (r.total_size && read.bytes.size() == *r.total_size)) return;  // all there is
-    send_rest(path, read, more);
+    if (!parse_if_whole(path, read)) send_rest(path, read, more);
+  }
+
+  // Parses a header whose bytes are all in; false when they are not (or nothing says yet).
+  bool parse_if_whole(const std::string& path, HeaderRead& read) {
+    const FileEntry* file = info_ ? listed(*info_, path) : nullptr;
+    if (!file || read.commit != info_->commit) return false;
+    auto n = read_safetensors_header_length({reinterpret_cast<const unsigned char*>(read.bytes.data()), read.bytes.size()}, path,
+                                            file->size);
+    if (!n || read.bytes.size() < 8 + *n) return false;
+    read.bytes.resize(static_cast<size_t>(8 + *n));  // a probe also brings tensor bytes
+    read.parsed = parse_safetensors_header({reinterpret_cast<const unsigned char*>(read.bytes.data()), read.bytes.size()}, path,
+                                           file->size);
+    read.parsed_for_size = file->size;
+    if (sink_) sink_(read.commit, path, read.bytes);
+    std::string().swap(read.bytes);
+    return true;
   }
 
   // A header longer than its first read: the rest, from where the first read's bytes came.
@@ -159,6 +181,7 @@ class PlanRun {
     HeaderRead& read = round_.headers[path];
     if (answered_with_bytes(r)) {
       read.bytes += r.body;
+      parse_if_whole(path, read);
       return;
     }
     // A signed URL can expire, or a CDN refuse it: once more through the Hub's redirect.
@@ -168,6 +191,7 @@ class PlanRun {
   const RepoRef& ref_;
   const HubSettings& settings_;
   uint64_t probe_;
+  const HeaderSink& sink_;
   std::optional<RepoInfo> info_;
   std::vector<std::pair<FetchStep, std::string>> sent_;  // by request index
   uint64_t rest_bytes_ = 0;
@@ -237,8 +261,8 @@ uint64_t early_probe_bytes(uint64_t default_probe, uint64_t index_bytes, size_t 
 }
 
 FetchedRound run_fetch_plan(const RepoRef& ref, const HubSettings& settings, http::Transport& transport,
-                            const std::optional<RepoInfo>& known, uint64_t header_probe_bytes) {
-  PlanRun plan(ref, settings, known, header_probe_bytes);
+                            const std::optional<RepoInfo>& known, uint64_t header_probe_bytes, const HeaderSink& sink) {
+  PlanRun plan(ref, settings, known, header_probe_bytes, sink);
   transport.run(plan.first_requests(), "repository files",
                 [&plan](size_t i, http::Response& r, http::Transport::FollowUps& more) { plan.on_done(i, r, more); });
   return plan.take();

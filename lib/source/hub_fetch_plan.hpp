@@ -13,10 +13,14 @@
 //   4      the rest of a header longer than its first read,  when that first read answers
 //          straight to the CDN address it came from
 //
+// The index and each shard header are parsed the moment they are whole, inside the run: the
+// waits for the other answers pay for the parsing.
+//
 // kFetchPlan below is that table; run_fetch_plan() follows it.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -24,6 +28,8 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "formats/safetensors_header.hpp"
+#include "formats/safetensors_index.hpp"
 #include "http/http.hpp"
 #include "source/hf_cache.hpp"
 #include "source/hub_settings.hpp"
@@ -55,10 +61,20 @@ inline constexpr PlannedRequest kFetchPlan[] = {
     {FetchStep::HeaderRest, SentWhen::FirstReadAnswered, {}, "rest of a long header"},
 };
 
-// A header read of the plan: the bytes from offset 0 (the whole header once the rest is in).
+// A header read of the plan: the bytes from offset 0, until the header is whole; then the header
+// parsed, while the other reads were still on their way (the bytes went to `HeaderSink`).
 struct HeaderRead {
   std::string commit;  // X-Repo-Commit of the Hub's answer
-  std::string bytes;
+  std::string bytes;   // empty once parsed
+  std::optional<Result<SafetensorsHeader>> parsed;
+  uint64_t parsed_for_size = 0;  // the file size the parse was checked against
+};
+
+// The index, parsed as soon as it arrived.
+struct ParsedIndex {
+  std::string path;
+  std::string commit;
+  Result<SafetensorsIndex> index;
 };
 
 // What the plan's run brought back.
@@ -66,6 +82,7 @@ struct FetchedRound {
   std::optional<Result<RepoInfo>> info;          // absent when the info was known beforehand
   std::map<std::string, http::Response> files;   // the metadata files' answers, by path
   std::map<std::string, HeaderRead> headers;     // header reads that succeeded, by path
+  std::optional<ParsedIndex> index;
   // Where a file's bytes came from when the Hub sent its read elsewhere (the CDN's signed URL):
   // a later range of the same file goes there directly, one round trip instead of two.
   std::map<std::string, std::string> cdn_locations;
@@ -91,9 +108,13 @@ std::string resolve_url(const RepoRef& ref, const HubSettings& settings, const s
 // index (`index_bytes` long, over `shards` root-level shards) suggests longer headers.
 uint64_t early_probe_bytes(uint64_t default_probe, uint64_t index_bytes, size_t shards);
 
+// Takes each whole header's bytes (its 8-byte length and the header) as it is parsed: the cache's
+// header pack is written as they come, rather than held until the end.
+using HeaderSink = std::function<void(const std::string& commit, const std::string& path, std::string_view bytes)>;
+
 // Runs the plan for `ref` in one transport run. With `known` (repository info fetched earlier
 // this run), the info is not asked again and the shard reads leave at the start.
 FetchedRound run_fetch_plan(const RepoRef& ref, const HubSettings& settings, http::Transport& transport,
-                            const std::optional<RepoInfo>& known, uint64_t header_probe_bytes);
+                            const std::optional<RepoInfo>& known, uint64_t header_probe_bytes, const HeaderSink& sink);
 
 }  // namespace hfi

@@ -51,7 +51,10 @@ Status HubSource::open(std::optional<RepoInfo> known) {
   opened_ = true;
   const bool info_known = known.has_value();
   if (known) info_ = std::move(*known);
-  auto round = run_fetch_plan(ref_, settings_, transport_, info_known ? std::optional<RepoInfo>(info_) : std::nullopt, probe_bytes_);
+  auto round = run_fetch_plan(ref_, settings_, transport_, info_known ? std::optional<RepoInfo>(info_) : std::nullopt, probe_bytes_,
+                              [this](const std::string& commit, const std::string& path, std::string_view bytes) {
+                                pack_header(commit, path, bytes);
+                              });
   auto taken = take_round(std::move(round), info_known);
   if (!taken) return taken;
   if (cache_) {
@@ -74,6 +77,7 @@ Status HubSource::take_round(FetchedRound round, bool info_known) {
     }
   }
   read_ahead_ = std::move(round.headers);
+  parsed_index_ = std::move(round.index);
   cdn_locations_ = std::move(round.cdn_locations);
   std::vector<std::string> stale;
   for (auto& [path, response] : round.files) {
@@ -146,24 +150,50 @@ Result<std::optional<std::string>> HubSource::read_file(const std::string& path,
   return take_file(path, response);
 }
 
+std::optional<Result<SafetensorsIndex>> HubSource::take_parsed_index(const std::string& path) {
+  if (!parsed_index_ || parsed_index_->path != path || parsed_index_->commit != info_.commit) return std::nullopt;
+  auto it = prefetched_.find(path);
+  if (it == prefetched_.end() || !it->second) return std::nullopt;  // answered for another commit, asked again
+  prefetched_.erase(it);  // the bytes are in the cache already; the parse replaces them
+  Result<SafetensorsIndex> index = std::move(parsed_index_->index);
+  parsed_index_.reset();
+  return index;
+}
+
+std::optional<Result<SafetensorsHeader>> HubSource::take_parsed_header(const std::string& path, uint64_t file_size) {
+  auto it = read_ahead_.find(path);
+  if (it == read_ahead_.end() || it->second.commit != info_.commit || !it->second.parsed || it->second.parsed_for_size != file_size)
+    return std::nullopt;
+  Result<SafetensorsHeader> header = std::move(*it->second.parsed);  // its bytes are in the pack already
+  read_ahead_.erase(it);
+  return header;
+}
+
+void HubSource::pack_header(const std::string& commit, const std::string& path, std::string_view bytes) {
+  if (!cache_) return;
+  if (!pack_) pack_ = std::make_unique<HeaderPackWriter>(*cache_, commit);
+  if (!pack_->add(path, bytes)) cache_failed();
+}
+
 void HubSource::keep_header(const std::string& path, std::string bytes) {
   if (!cache_ || bytes.size() < 8) return;
   // Keep the 8-byte length and the header, not the tensor bytes a probe also brought.
   auto n = read_u64_le({reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()});
   if (!n || *n > kMaxSafetensorsHeader) return;
-  if (bytes.size() > 8 + *n) bytes.resize(static_cast<size_t>(8 + *n));
-  header_bytes_[path] = std::move(bytes);
+  pack_header(info_.commit, path, std::string_view(bytes).substr(0, static_cast<size_t>(std::min<uint64_t>(bytes.size(), 8 + *n))));
 }
 
 void HubSource::save_headers() {
   if (!cache_) return;
-  if (!cache_->store_header_pack(info_.commit, header_bytes_)) cache_failed();
-  header_bytes_.clear();
+  if (!pack_) pack_ = std::make_unique<HeaderPackWriter>(*cache_, info_.commit);
+  if (!pack_->commit()) cache_failed();
+  pack_.reset();
 }
 
 bool HubSource::serve_read_ahead(const RangeRequest& rr, std::optional<Result<std::string>>& slot) {
   auto it = read_ahead_.find(rr.path);
   if (rr.offset != 0 || it == read_ahead_.end() || it->second.commit != info_.commit) return false;
+  if (it->second.parsed) return false;  // its bytes went to the pack: take_parsed_header() has it
   std::string bytes = std::move(it->second.bytes);
   read_ahead_.erase(it);  // served once: a second read of the file goes to the network
   auto n = read_u64_le({reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()});

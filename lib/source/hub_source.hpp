@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,11 +35,13 @@ class HubSource final : public Source {
   Result<std::vector<FileEntry>> list_files() override;
   Result<std::optional<std::string>> read_file(const std::string& path, uint64_t max_bytes) override;
   std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) override;
+  std::optional<Result<SafetensorsIndex>> take_parsed_index(const std::string& path) override;
+  std::optional<Result<SafetensorsHeader>> take_parsed_header(const std::string& path, uint64_t file_size) override;
   // Kept (up to the end of the header) for the cache's header pack, which save_headers() writes.
   void keep_header(const std::string& path, std::string bytes) override;
 
-  // Writes the shard headers read to the cache, in one file. Call once the snapshot has loaded:
-  // the pack is what marks this commit's cache as complete.
+  // Puts the header pack in place (an empty one when there were no shards). Call once the
+  // snapshot has loaded: the pack is what marks this commit's cache as complete.
   void save_headers();
   const std::vector<std::string>& notes() const { return notes_; }
 
@@ -65,10 +68,13 @@ class HubSource final : public Source {
   // index can be tens of MB) on its first read; a second read fetches again.
   std::map<std::string, std::optional<std::string>> prefetched_;
   std::map<std::string, HeaderRead> read_ahead_;
+  std::optional<ParsedIndex> parsed_index_;
   std::map<std::string, std::string> cdn_locations_;
   std::vector<std::string> notes_;
   bool cache_warned_ = false;
-  std::map<std::string, std::string> header_bytes_;  // shard path -> its beginning, for the cache
+  // The cache's header pack, written as the headers come in (opened at the first).
+  std::unique_ptr<HeaderPackWriter> pack_;
+  void pack_header(const std::string& commit, const std::string& path, std::string_view bytes);
 };
 
 }  // namespace hfi

@@ -84,22 +84,30 @@ std::optional<uint64_t> header_length(const std::string& bytes, const std::strin
   return 8 + *n;
 }
 
-// One read per shard that covers typical headers (a source may hand over more: the Hub's read
-// sized from the index), a second only for the longer ones, in batches of at most ~512 MB so that
+// The headers a source parsed already (the Hub's, on arrival); for the others one read per shard
+// that covers typical headers (a source may hand over more: the Hub's read sized from the index),
+// a second only for the longer ones, in batches of at most ~512 MB so that
 // a repository of huge headers cannot exhaust memory. Each shard's bytes go back to the source
 // once parsed (a source that caches keeps them). The first failing shard, in order, is reported.
 Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const std::vector<std::string>& paths,
                                                           const std::unordered_map<std::string, uint64_t>& sizes,
                                                           const LoadOptions& options) {
+  std::vector<std::optional<Result<SafetensorsHeader>>> parsed(paths.size());
+  std::vector<size_t> to_read;  // shards the source has not parsed already
+  for (size_t i = 0; i < paths.size(); ++i) {
+    parsed[i] = source.take_parsed_header(paths[i], sizes.at(paths[i]));
+    if (!parsed[i]) to_read.push_back(i);
+  }
   std::vector<RangeRequest> probes;
-  for (const auto& p : paths) probes.push_back({p, 0, std::min(options.header_probe_bytes, sizes.at(p)), true});
+  for (size_t i : to_read) probes.push_back({paths[i], 0, std::min(options.header_probe_bytes, sizes.at(paths[i])), true});
   auto first = source.read_ranges(probes);
   std::vector<std::string> bytes(paths.size());
   std::vector<uint64_t> ends(paths.size());
   std::vector<size_t> longer;  // shards whose header goes past the first read
-  for (size_t i = 0; i < paths.size(); ++i) {
-    if (!first[i]) return first[i].error();
-    bytes[i] = std::move(first[i].value());
+  for (size_t k = 0; k < to_read.size(); ++k) {
+    const size_t i = to_read[k];
+    if (!first[k]) return first[k].error();
+    bytes[i] = std::move(first[k].value());
     Error error;
     auto end = header_length(bytes[i], paths[i], sizes.at(paths[i]), error);
     if (!end) return error;
@@ -128,10 +136,12 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
   std::vector<SafetensorsHeader> out;
   out.reserve(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
-    auto header = parse_safetensors_header(as_bytes(bytes[i]), paths[i], sizes.at(paths[i]));
-    if (!header) return header.error();
-    out.push_back(std::move(header.value()));
-    source.keep_header(paths[i], std::move(bytes[i]));
+    if (!parsed[i]) {
+      parsed[i] = parse_safetensors_header(as_bytes(bytes[i]), paths[i], sizes.at(paths[i]));
+      source.keep_header(paths[i], std::move(bytes[i]));
+    }
+    if (!*parsed[i]) return parsed[i]->error();
+    out.push_back(std::move(parsed[i]->value()));
   }
   return out;
 }
@@ -168,9 +178,14 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
   std::vector<std::string> shard_paths;
   snap.index_path = choose_index(*listing);
   if (!snap.index_path.empty()) {
-    auto index = read_optional<SafetensorsIndex>(source, snap.index_path, kMaxIndexBytes, parse_safetensors_index);
-    if (!index) return index.error();
-    snap.index = std::move(index.value());
+    if (auto parsed = source.take_parsed_index(snap.index_path)) {
+      if (!*parsed) return parsed->error();
+      snap.index = std::move(parsed->value());
+    } else {
+      auto index = read_optional<SafetensorsIndex>(source, snap.index_path, kMaxIndexBytes, parse_safetensors_index);
+      if (!index) return index.error();
+      snap.index = std::move(index.value());
+    }
     for (const auto& s : snap.index->shards) shard_paths.push_back(parent_dir(snap.index_path) + s);
     for (const auto& t : snap.index->claimed_twice)
       snap.notes.push_back("index lists tensor " + t + " more than once");

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "formats/safetensors_header.hpp"
+#include "formats/safetensors_index.hpp"
 
 namespace hfi {
 
@@ -50,6 +52,20 @@ class Source {
 
   // Reads several byte ranges; one result per request, in order.
   virtual std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) = 0;
+
+  // A source that parsed a file while it waited for others (the Hub's fetch plan parses the
+  // index and each shard header as it arrives) hands the result over once, in place of the
+  // bytes; nullopt: read the bytes and parse them as usual. The parse is the one the loader
+  // would make: same parser, same file name, same size.
+  virtual std::optional<Result<SafetensorsIndex>> take_parsed_index(const std::string& path) {
+    (void)path;
+    return std::nullopt;
+  }
+  virtual std::optional<Result<SafetensorsHeader>> take_parsed_header(const std::string& path, uint64_t file_size) {
+    (void)path;
+    (void)file_size;
+    return std::nullopt;
+  }
 
   // The bytes read from the start of a shard (its 8-byte length, its header, perhaps some tensor
   // bytes), handed back once parsed. A source that caches what it fetched keeps them, moved rather

@@ -17,17 +17,6 @@ using hfi::testhub::FaultKind;
 using hfi::testhub::TestHub;
 using Clock = std::chrono::steady_clock;
 
-namespace {
-
-// The little-endian u64 that opens a safetensors file.
-uint64_t length_prefix(const std::string& bytes) {
-  uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes.at(static_cast<size_t>(i)));
-  return n;
-}
-
-}  // namespace
-
 TEST_CASE("hub source: the shard header reads leave when the repository info answers, not after the round", "[remote]") {
   hfi::testhub::Options options;
   options.fixtures = hfi::testing::fixtures_dir();
@@ -52,25 +41,29 @@ TEST_CASE("hub source: the shard header reads leave when the repository info ans
   REQUIRE(cdn_received.size() == 4);
   for (uint64_t at : cdn_received) CHECK(config_answered > at + 400'000);
 
-  // The loader's header reads are served from what open() read: no request more, and each is
-  // the whole header and no more: its 8-byte length, then exactly that many bytes.
+  // Each header was parsed as it arrived: the loader takes the parsed headers without a request
+  // more, each checked against the file size the listing gives.
   auto files = source.list_files();
   REQUIRE(files);
-  std::vector<hfi::RangeRequest> requests;
-  for (const auto& f : *files)
-    if (f.path.ends_with(".safetensors")) requests.push_back({f.path, 0, std::min<uint64_t>(100'008, f.size), true});
-  REQUIRE(requests.size() == 4);
-  auto out = source.read_ranges(requests);
-  CHECK(transport->requests_sent() == after_open);
-  for (const auto& bytes : out) {
-    REQUIRE(bytes);
-    REQUIRE(bytes->size() > 8);
-    CHECK(bytes->size() == 8 + length_prefix(*bytes));
+  size_t shards = 0;
+  for (const auto& f : *files) {
+    if (!f.path.ends_with(".safetensors")) continue;
+    ++shards;
+    auto parsed = source.take_parsed_header(f.path, f.size);
+    REQUIRE(parsed);
+    REQUIRE(*parsed);
+    CHECK((*parsed)->file_size() == f.size);
+    CHECK_FALSE(source.take_parsed_header(f.path, f.size));  // handed over once
   }
-  // A second read of the same range is not served twice from memory: it goes to the CDN.
-  auto again = source.read_ranges({{requests[0].path, 8, 16, false}});
+  CHECK(shards == 4);
+  CHECK(transport->requests_sent() == after_open);
+  // Any other range of a shard goes to the network: to the CDN address its header read came from.
+  const std::string shard = "model-00001-of-00004.safetensors";
+  const std::string expected = hfi::testing::padded_safetensors_prefix(
+      hfi::testing::slurp(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B" / (shard + ".header.json")));
+  auto again = source.read_ranges({{shard, 8, 16, false}});
   REQUIRE(again[0]);
-  CHECK(*again[0] == out[0]->substr(8, 16));
+  CHECK(*again[0] == expected.substr(8, 16));
   size_t cdn = 0;
   for (const auto& r : hub.requests()) cdn += r.origin == "cdn";
   CHECK(cdn == 5);
