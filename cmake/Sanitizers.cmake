@@ -4,6 +4,16 @@ if(HFINSPECT_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+# -DHFINSPECT_TSAN=ON: ThreadSanitizer for every target. It cannot share a process with ASan, which
+# both other options bring in.
+if(HFINSPECT_TSAN)
+  if(HFINSPECT_SANITIZE OR HFINSPECT_FUZZ)
+    message(FATAL_ERROR "HFINSPECT_TSAN excludes HFINSPECT_SANITIZE and HFINSPECT_FUZZ (ASan)")
+  endif()
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+endif()
+
 # -DHFINSPECT_FUZZ=ON (clang only): instrument everything for libFuzzer, with ASan and UBSan.
 if(HFINSPECT_FUZZ)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")

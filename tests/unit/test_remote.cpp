@@ -750,7 +750,9 @@ TEST_CASE("HTTP/2 over TLS: the shard reads share a connection per origin and no
     INFO(r.err);
     REQUIRE(r.code == 0);
     CHECK(total_params(r.out) == 684'489'845'504ull);  // TRUTHS.md: 671,026,419,200 + 13,463,426,304 MTP
+#ifndef __SANITIZE_THREAD__  // TSan's own slowdown, 5-10x, takes a run that does not stall past 5 s
     CHECK(took < std::chrono::seconds(5));
+#endif
     auto log = tls.hub->requests();
     CHECK(count_if(log, [](const auto& x) { return x.protocol != "HTTP/2"; }) == 0);
     CHECK(count_if(log, [](const auto& x) { return x.origin == "cdn"; }) == 163);
