@@ -176,7 +176,9 @@ bool is_spec_irrelevant(const ArchModel& spec, const std::string& key) {
 void find_unknown_fields(const ModelConfig* cfg, Report& r) {
   if (cfg && r.spec) {
     for (const Json* obj : {&cfg->text(), &cfg->root()}) {
-      for (const auto& [key, value] : obj->members()) {
+      for (const auto& member : obj->members()) {
+        const std::string& key = member.first;  // named, not bound: clang 14 cannot capture a binding
+        const Json& value = member.second;
         if (kStructureIrrelevant.count(key) || cfg->keys_read().count(key) || is_default_like(value)) continue;
         if (is_spec_irrelevant(*r.spec, key)) continue;
         if (std::any_of(r.unknown_fields.begin(), r.unknown_fields.end(), [&](const UnknownField& u) { return u.name == key; }))
