@@ -67,7 +67,8 @@ cdn=
 if [ $need_hub = 1 ]; then
   "$hub_tool" --fixtures "$fixtures" --latency-ms 0 --ready-file "$work/hub.ready" >"$work/hub.out" 2>"$work/hub.err" &
   hub_pid=$!
-  for _ in $(seq 100); do [ -s "$work/hub.ready" ] && break; sleep 0.05; done
+  # The hub reads every fixture before it listens: seconds under a sanitizer on a busy machine.
+  for _ in $(seq 1200); do [ -s "$work/hub.ready" ] && break; sleep 0.05; done
   [ -s "$work/hub.ready" ] || { echo "cli: the test hub did not start" >&2; cat "$work/hub.err" >&2; exit 2; }
   hub_endpoint=$(head -n1 "$work/hub.ready")
   cdn=$(sed -n 's/^cdn=//p' "$work/hub.out")
