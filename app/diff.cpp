@@ -38,7 +38,7 @@ int run_diff(const DiffFlags& diff, const FetchFlags& fetch, const ReportOptions
     if (!snap) return fail(Error{ErrorKind::Malformed, nearest->repo, "config.json", "bundled config does not parse", ""});
     ReportOptions b_options = options;
     b_options.repo_id = nearest->repo;
-    b = build_report(*snap, b_options);
+    b = build_report(std::move(*snap), b_options);
     reason = nearest->repo + ", " + nearest->reason;
   }
   if (!b) return fail(b.error());

@@ -131,12 +131,12 @@ std::vector<std::string> find_index_mismatches(const IndexedShards& in) {
       }
       if (matched[id]) continue;  // a second copy in another shard: reconcile reports those
       matched[id] = true;
-      uint32_t listed_shard = index.weight_map[id].second;
+      uint32_t listed_shard = index.weight_map[id].shard;
       if (index_shard[listed_shard] != s)
         out.push_back(std::string(t.name) + ": index says " + index.shards[listed_shard] + ", header of " + in.shards[s].path + " holds it");
     }
   for (uint32_t id = 0; id < index.weight_map.size(); ++id)
-    if (!matched[id]) out.push_back(index.weight_map[id].first + ": listed in the index but in no shard header");
+    if (!matched[id]) out.push_back(std::string(index.weight_map[id].tensor) + ": listed in the index but in no shard header");
   if (auto line = total_size_mismatch(in, index_shard)) out.push_back(std::move(*line));
   std::sort(out.begin(), out.end());
   return out;

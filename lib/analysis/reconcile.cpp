@@ -67,7 +67,7 @@ std::string_view tower_prefix(std::string_view lm_prefix) {
   return lm_prefix.ends_with(".language_model.") ? lm_prefix.substr(0, lm_prefix.size() - kLanguageModel.size()) : "";
 }
 
-// `canonical` is x.name or one of x.alternative_names; the checkpoint's name goes to `out`, whose
+// `canonical` is x.name or one of its alternative names; the checkpoint's name goes to `out`, whose
 // buffer is reused (a spec of DeepSeek-V3 maps 92k names).
 void map_name(const ExpectedTensor& x, std::string_view canonical, const Reconciliation& r, std::string& out) {
   out.clear();
@@ -170,10 +170,11 @@ void match_expected(const ArchModel& expected, const StorageView& actual, Reconc
   std::string name, alternative;
   for (size_t e = 0; e < expected.tensors.size(); ++e) {
     const ExpectedTensor& x = expected.tensors[e];
+    const TensorAlternatives& other = expected.alternatives_of(x);
     map_name(x, x.name, r, name);
     auto it = actual_index.find(name);
-    for (size_t k = 0; !it && k < x.alternative_names.size(); ++k) {
-      map_name(x, x.alternative_names[k], r, alternative);
+    for (size_t k = 0; !it && k < other.names.size(); ++k) {
+      map_name(x, other.names[k], r, alternative);
       it = actual_index.find(alternative);
     }
     if (!it && match_split_experts(x, name, actual, actual_index, e, r)) continue;
@@ -187,7 +188,7 @@ void match_expected(const ArchModel& expected, const StorageView& actual, Reconc
     ++r.matched_tensors;
     r.matched_params += a.params;
     bool shape_ok = a.shape == x.shape;
-    for (const auto& alt : x.alternative_shapes) shape_ok = shape_ok || a.shape == alt;
+    for (const auto& alt : other.shapes) shape_ok = shape_ok || a.shape == alt;
     // bitsandbytes 4-bit, HQQ and quanto 4/2-bit headers do not carry the logical shape: the
     // element count is all there is to compare.
     bool shape_unknown = a.scheme == QuantScheme::Bnb4 || a.scheme == QuantScheme::Hqq || a.scheme == QuantScheme::Quanto;
@@ -268,8 +269,9 @@ IndexReconciliation reconcile_index(const ArchModel& expected, const Safetensors
     const ExpectedTensor& t = expected.tensors[i];
     map_name(t, t.name, named, name);
     bool is_listed = listed.find(name).has_value();
-    for (size_t k = 0; !is_listed && k < t.alternative_names.size(); ++k) {
-      map_name(t, t.alternative_names[k], named, name);
+    const auto& other_names = expected.alternatives_of(t).names;
+    for (size_t k = 0; !is_listed && k < other_names.size(); ++k) {
+      map_name(t, other_names[k], named, name);
       is_listed = listed.find(name).has_value();
     }
     bool stored_optional = t.optional && is_listed;

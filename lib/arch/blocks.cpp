@@ -75,13 +75,20 @@ double ConfigReader::number(std::initializer_list<std::string_view> aliases, dou
   return f && f->is_number() ? f->as_double().value_or(fallback) : fallback;
 }
 
+// Real checkpoints hold under 100k tensors, a 2816-expert DeepSeek-V3 half a million; a config of
+// a few bytes can ask for billions. Past this a spec stops with an error instead of exhausting
+// memory one tensor at a time.
+constexpr size_t kMaxExpectedTensors = size_t{1} << 21;
+
 void reserve_layers(ArchModel& m, uint64_t layers, uint64_t per_layer) {
-  constexpr uint64_t kMost = 1u << 18;  // a config that asks for more is read as it comes
   auto n = checked_mul(layers, per_layer);
-  if (n && *n < kMost) m.tensors.reserve(m.tensors.size() + static_cast<size_t>(*n) + 16);
+  if (n && *n <= kMaxExpectedTensors) m.tensors.reserve(m.tensors.size() + static_cast<size_t>(*n) + 16);
 }
 
 void add(ArchModel& m, std::string name, Shape shape, Role role, int layer) {
+  if (m.tensors.size() >= kMaxExpectedTensors)
+    throw SpecError("config.json: the layer and expert counts predict more than " + std::to_string(kMaxExpectedTensors) +
+                    " tensors; no published checkpoint comes close, so the config is taken as malformed");
   ExpectedTensor t;
   t.name = std::move(name);
   t.shape = std::move(shape);

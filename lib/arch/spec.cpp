@@ -31,6 +31,20 @@ uint64_t ExpectedTensor::params() const {
   return n;
 }
 
+const TensorAlternatives& ArchModel::alternatives_of(const ExpectedTensor& t) const {
+  static const TensorAlternatives kNone;
+  return t.alternatives < alternatives.size() ? alternatives[t.alternatives] : kNone;
+}
+
+TensorAlternatives& ArchModel::last_alternatives() {
+  ExpectedTensor& t = tensors.back();
+  if (t.alternatives == ExpectedTensor::kNoAlternatives) {
+    t.alternatives = static_cast<uint32_t>(alternatives.size());
+    alternatives.emplace_back();
+  }
+  return alternatives[t.alternatives];
+}
+
 uint64_t AttentionLayer::kv_elements_per_token() const {
   switch (kind) {
     case AttentionKind::None: return 0;

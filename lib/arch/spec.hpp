@@ -48,17 +48,26 @@ struct ExpectedTensor {
   bool verbatim = false;
   uint32_t active_num = 1; // fraction of this tensor used per token (routed experts: k / E)
   uint32_t active_den = 1;
-  // Other layouts of the same tensor that writers use (gpt-oss experts saved unquantized are
-  // stored [E, in, out] rather than [E, out, in]); any of them matches.
-  std::vector<Shape> alternative_shapes;
-  // Other names of the same tensor that writers use (TF-era BERT checkpoints store LayerNorm
-  // "gamma"/"beta" where transformers now writes "weight"/"bias"); any of them matches.
-  std::vector<std::string> alternative_names;
+  // Position in ArchModel::alternatives of the other names and shapes writers use for this
+  // tensor, or kNoAlternatives (nearly every tensor): kept aside, since a spec of 500k expert
+  // tensors would otherwise carry two empty vectors apiece.
+  static constexpr uint32_t kNoAlternatives = UINT32_MAX;
+  uint32_t alternatives = kNoAlternatives;
   // An optional part other than a tied weight: a pooler, a pretraining/task head or a saved buffer
   // that checkpoints of this family may or may not carry (BERT's cls.* heads, position_ids). Set
   // together with `optional`; reported apart from tied weights when absent.
   bool optional_part = false;
   uint64_t params() const;
+};
+
+// Other layouts and names of one expected tensor; any of them matches.
+struct TensorAlternatives {
+  // Layouts some writers use (gpt-oss experts saved unquantized are stored [E, in, out] rather
+  // than [E, out, in]).
+  std::vector<Shape> shapes;
+  // Names some writers use (TF-era BERT checkpoints store LayerNorm "gamma"/"beta" where
+  // transformers now writes "weight"/"bias").
+  std::vector<std::string> names;
 };
 
 enum class AttentionKind { Full, Sliding, Chunked, Mla, None };
@@ -85,6 +94,7 @@ struct AttentionLayer {
 struct ArchModel {
   std::string family;                     // spec that produced it, e.g. "llama"
   std::vector<ExpectedTensor> tensors;
+  std::vector<TensorAlternatives> alternatives;  // what ExpectedTensor::alternatives points into
   std::vector<AttentionLayer> attention;  // main-model decoder layers, in order
   bool tied_embeddings = false;
   // Spec names start with "model." for the language model; reconcile finds the checkpoint's own
@@ -106,6 +116,11 @@ struct ArchModel {
   // config.json fields this family defines that never change the tensor layout or per-token
   // cost (dropouts, initialiser scales, token ids); read fields need no declaration.
   std::vector<std::string> structure_irrelevant_fields;
+
+  // The other names and shapes of `t`; empty for nearly every tensor.
+  const TensorAlternatives& alternatives_of(const ExpectedTensor& t) const;
+  // Those of the tensor added last, created on first use.
+  TensorAlternatives& last_alternatives();
 };
 
 using SpecFunction = Result<ArchModel> (*)(const ModelConfig&);

@@ -59,8 +59,11 @@ Status read_metadata(simdjson::dom::element meta, const std::string& f, Safetens
 // writes the map sorted, and a name greater than the one before cannot repeat an earlier one.
 class WeightMapBuilder {
  public:
-  WeightMapBuilder(SafetensorsIndex& index, const std::string& file, size_t expected) : index_(index), file_(file), expected_(expected) {
-    index_.weight_map.reserve(expected);
+  // `expected` entries and `name_bytes` of names, as far as the caller can tell: only the first
+  // allocations are sized by it.
+  WeightMapBuilder(SafetensorsIndex& index, const std::string& file, size_t expected, size_t name_bytes)
+      : index_(index), file_(file), expected_(expected) {
+    index_.weight_map.reserve(expected, name_bytes);
   }
 
   Status add(std::string_view tensor, std::string_view shard) {
@@ -70,7 +73,7 @@ class WeightMapBuilder {
       if (auto reason = unsafe_shard_name_reason(shard); !reason.empty())
         return malformed(file_, "weight_map." + std::string(tensor), "shard name \"" + std::string(shard) + "\" " + reason);
     }
-    if (in_order_ && !index_.weight_map.empty() && !(index_.weight_map.back().first < tensor)) {
+    if (in_order_ && !index_.weight_map.empty() && !(index_.weight_map.back().tensor < tensor)) {
       in_order_ = false;  // from here on every name goes through the table, the earlier ones first
       index_.by_name.reserve(std::max(expected_, index_.weight_map.size() + 1));
       for (uint32_t k = 0; k < index_.weight_map.size(); ++k)
@@ -89,7 +92,7 @@ class WeightMapBuilder {
       index_.shards.emplace_back(shard);
     }
     last_shard_ = sid;
-    index_.weight_map.emplace_back(std::string(tensor), sid);
+    index_.weight_map.add(tensor, sid);
     return Ok{};
   }
 
@@ -119,8 +122,10 @@ std::optional<SafetensorsIndex> parse_plain_index(std::string_view text, const s
     if (!c.plain_string(key) || !c.consume(':')) return std::nullopt;
     if (key == "weight_map" && !saw_map) {
       saw_map = true;
-      // ~100 bytes per entry in real indexes; a guess only sizes the first allocation.
-      WeightMapBuilder map(index, f, text.size() / 96 + 16);
+      // ~100 bytes per entry in real indexes, a little over half of them the name. The names
+      // cannot outgrow the text, so their block never moves; what is reserved but never written
+      // costs address space, not memory.
+      WeightMapBuilder map(index, f, text.size() / 96 + 16, text.size());
       if (!c.consume('{')) return std::nullopt;
       if (c.consume('}')) continue;
       do {
@@ -169,7 +174,7 @@ Result<SafetensorsIndex> parse_safetensors_index_fully(std::string_view text, st
   simdjson::dom::element map;
   if (top["weight_map"].get(map) || !map.is_object()) return malformed(f, "weight_map", "missing or not a JSON object");
   simdjson::dom::object entries(map);
-  WeightMapBuilder builder(index, f, entries.size());  // names are views into the DOM, which outlives it
+  WeightMapBuilder builder(index, f, entries.size(), text.size());  // names are views into the DOM, which outlives it
   for (auto [tensor, shard] : entries) {
     std::string_view name;
     if (shard.get_string().get(name)) return malformed(f, "weight_map." + std::string(tensor), "shard name is not a string");

@@ -6,6 +6,6 @@
 
 namespace hfi {
 
-Result<Report> build_report(const Snapshot& snapshot, const ReportOptions& options);
+Result<Report> build_report(Snapshot snapshot, const ReportOptions& options);
 
 }  // namespace hfi

@@ -45,7 +45,7 @@ Result<Report> inspect(const Target& target, const InspectOptions& options, http
   }
   auto snapshot = load_target(target, options, transport);
   if (!snapshot) return snapshot.error();
-  return build_report(*snapshot, report);
+  return build_report(std::move(*snapshot), report);
 }
 
 }  // namespace hfi

@@ -50,8 +50,8 @@ bool answered_with_bytes(const http::Response& r) {
 class PlanRun {
  public:
   PlanRun(const RepoRef& ref, const HubSettings& settings, const std::optional<RepoInfo>& known, uint64_t probe,
-          const HeaderSink& sink)
-      : ref_(ref), settings_(settings), probe_(probe), sink_(sink) {
+          const PlanSinks& sinks)
+      : ref_(ref), settings_(settings), probe_(probe), sinks_(sinks) {
     if (known) info_ = *known;
   }
 
@@ -131,8 +131,14 @@ class PlanRun {
   }
 
   void take_file(const std::string& path, http::Response& r) {
-    if (path == "model.safetensors.index.json" && r.status == 200 && !r.too_large)
-      round_.index = ParsedIndex{path, r.first_header("x-repo-commit"), parse_safetensors_index(r.body, path)};
+    const bool whole = r.status == 200 && !r.too_large && r.protocol_error.empty();
+    const std::string commit = r.first_header("x-repo-commit");
+    const bool kept = whole && !commit.empty() && sinks_.file && sinks_.file(commit, path, r);
+    if (kept) round_.kept_files.insert(path);
+    if (path == "model.safetensors.index.json" && whole) {
+      round_.index = ParsedIndex{path, commit, parse_safetensors_index(r.body, path)};
+      if (kept) std::string().swap(r.body);  // in the cache and parsed: the text has no more to give
+    }
     round_.files[path] = std::move(r);
   }
 
@@ -156,7 +162,7 @@ class PlanRun {
     read.parsed = parse_safetensors_header({reinterpret_cast<const unsigned char*>(read.bytes.data()), read.bytes.size()}, path,
                                            file->size);
     read.parsed_for_size = file->size;
-    if (sink_) sink_(read.commit, path, read.bytes);
+    if (sinks_.header) sinks_.header(read.commit, path, read.bytes);
     std::string().swap(read.bytes);
     return true;
   }
@@ -191,7 +197,7 @@ class PlanRun {
   const RepoRef& ref_;
   const HubSettings& settings_;
   uint64_t probe_;
-  const HeaderSink& sink_;
+  const PlanSinks& sinks_;
   std::optional<RepoInfo> info_;
   std::vector<std::pair<FetchStep, std::string>> sent_;  // by request index
   uint64_t rest_bytes_ = 0;
@@ -261,8 +267,8 @@ uint64_t early_probe_bytes(uint64_t default_probe, uint64_t index_bytes, size_t 
 }
 
 FetchedRound run_fetch_plan(const RepoRef& ref, const HubSettings& settings, http::Transport& transport,
-                            const std::optional<RepoInfo>& known, uint64_t header_probe_bytes, const HeaderSink& sink) {
-  PlanRun plan(ref, settings, known, header_probe_bytes, sink);
+                            const std::optional<RepoInfo>& known, uint64_t header_probe_bytes, const PlanSinks& sinks) {
+  PlanRun plan(ref, settings, known, header_probe_bytes, sinks);
   transport.run(plan.first_requests(), "repository files",
                 [&plan](size_t i, http::Response& r, http::Transport::FollowUps& more) { plan.on_done(i, r, more); });
   return plan.take();

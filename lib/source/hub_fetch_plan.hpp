@@ -23,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -81,6 +82,7 @@ struct ParsedIndex {
 struct FetchedRound {
   std::optional<Result<RepoInfo>> info;          // absent when the info was known beforehand
   std::map<std::string, http::Response> files;   // the metadata files' answers, by path
+  std::set<std::string> kept_files;              // of those, the ones the file sink kept
   std::map<std::string, HeaderRead> headers;     // header reads that succeeded, by path
   std::optional<ParsedIndex> index;
   // Where a file's bytes came from when the Hub sent its read elsewhere (the CDN's signed URL):
@@ -111,10 +113,20 @@ uint64_t early_probe_bytes(uint64_t default_probe, uint64_t index_bytes, size_t 
 // Takes each whole header's bytes (its 8-byte length and the header) as it is parsed: the cache's
 // header pack is written as they come, rather than held until the end.
 using HeaderSink = std::function<void(const std::string& commit, const std::string& path, std::string_view bytes)>;
+// Takes each metadata file answered in full (200) as it arrives, for the commit its answer names;
+// true when it was kept (written to the cache). The plan then lets go of a kept index's text the
+// moment it is parsed: at 46 MB it would otherwise sit beside its parse while the headers come.
+using FileSink = std::function<bool(const std::string& commit, const std::string& path, const http::Response& response)>;
+
+// What the plan hands on as it goes.
+struct PlanSinks {
+  HeaderSink header;
+  FileSink file;
+};
 
 // Runs the plan for `ref` in one transport run. With `known` (repository info fetched earlier
 // this run), the info is not asked again and the shard reads leave at the start.
 FetchedRound run_fetch_plan(const RepoRef& ref, const HubSettings& settings, http::Transport& transport,
-                            const std::optional<RepoInfo>& known, uint64_t header_probe_bytes, const HeaderSink& sink);
+                            const std::optional<RepoInfo>& known, uint64_t header_probe_bytes, const PlanSinks& sinks);
 
 }  // namespace hfi

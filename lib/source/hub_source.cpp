@@ -51,10 +51,11 @@ Status HubSource::open(std::optional<RepoInfo> known) {
   opened_ = true;
   const bool info_known = known.has_value();
   if (known) info_ = std::move(*known);
+  const PlanSinks sinks{
+      [this](const std::string& commit, const std::string& path, std::string_view bytes) { pack_header(commit, path, bytes); },
+      [this](const std::string& commit, const std::string& path, const http::Response& r) { return store_answer(commit, path, r); }};
   auto round = run_fetch_plan(ref_, settings_, transport_, info_known ? std::optional<RepoInfo>(info_) : std::nullopt, probe_bytes_,
-                              [this](const std::string& commit, const std::string& path, std::string_view bytes) {
-                                pack_header(commit, path, bytes);
-                              });
+                              sinks);
   auto taken = take_round(std::move(round), info_known);
   if (!taken) return taken;
   if (cache_) {
@@ -86,7 +87,7 @@ Status HubSource::take_round(FetchedRound round, bool info_known) {
       stale.push_back(path);
       continue;
     }
-    auto file = take_file(path, response);
+    auto file = take_file(path, response, round.kept_files.count(path) > 0);
     if (!file) return file.error();
     prefetched_[path] = std::move(file.value());
   }
@@ -98,7 +99,7 @@ Status HubSource::take_round(FetchedRound round, bool info_known) {
   return Ok{};
 }
 
-Result<std::optional<std::string>> HubSource::take_file(const std::string& path, http::Response& r) {
+Result<std::optional<std::string>> HubSource::take_file(const std::string& path, http::Response& r, bool in_cache) {
   if (r.status == 404) {
     // Absent means the Hub itself said EntryNotFound (or a mirror's bare 404 with no redirect in
     // between) for a file the listing does not name. A 404 further down a redirect chain, or for
@@ -116,10 +117,17 @@ Result<std::optional<std::string>> HubSource::take_file(const std::string& path,
   }
   if (r.status != 200) return hub_error(r, ref_, settings_, path);
   if (r.too_large) return malformed(path, "", "is larger than hfinspect reads for a metadata file");
+  if (!in_cache) store_answer(info_.commit, path, r);
+  return std::optional<std::string>(std::move(r.body));
+}
+
+bool HubSource::store_answer(const std::string& commit, const std::string& path, const http::Response& r) {
+  if (!cache_) return false;
   std::string etag = normalized_etag(r.first_header("x-linked-etag"));
   if (etag.empty()) etag = normalized_etag(r.first_header("etag"));
-  if (cache_ && !cache_->store_file(info_.commit, path, etag, r.body) && !etag.empty()) cache_failed();
-  return std::optional<std::string>(std::move(r.body));
+  if (cache_->store_file(commit, path, etag, r.body)) return true;
+  if (!etag.empty()) cache_failed();
+  return false;
 }
 
 Result<std::vector<FileEntry>> HubSource::list_files() {

@@ -49,8 +49,10 @@ class HubSource final : public Source {
   std::string file_url(const std::string& path) const;
   bool listed(const std::string& path) const;
   // Takes a whole-file response: the bytes, nullopt for an absent file, or the error. Stores it
-  // in the cache; the body moves out of `response`.
-  Result<std::optional<std::string>> take_file(const std::string& path, http::Response& response);
+  // in the cache unless `in_cache` (the plan's file sink did); the body moves out of `response`.
+  Result<std::optional<std::string>> take_file(const std::string& path, http::Response& response, bool in_cache = false);
+  // Writes a whole answer of `path` at `commit` to the cache; true when it is there.
+  bool store_answer(const std::string& commit, const std::string& path, const http::Response& response);
   Status take_round(FetchedRound round, bool info_known);
   // Fills `slot` from the plan's header read of `request`'s file, when it covers the request.
   bool serve_read_ahead(const RangeRequest& request, std::optional<Result<std::string>>& slot);

@@ -18,7 +18,7 @@ inline std::string summary(const Result<SafetensorsIndex>& r) {
   if (!r) return summary(r.error());
   std::string s = "total_size " + (r->total_size ? std::to_string(*r->total_size) : "-") + " total_parameters " +
                   (r->total_parameters ? std::to_string(*r->total_parameters) : "-") + "\n";
-  for (const auto& [tensor, shard] : r->weight_map) s += tensor + " -> " + std::to_string(shard) + "\n";
+  for (const auto& [tensor, shard] : r->weight_map) s += std::string(tensor) + " -> " + std::to_string(shard) + "\n";
   for (const auto& shard : r->shards) s += "shard " + shard + "\n";
   for (const auto& twice : r->claimed_twice) s += "twice " + twice + "\n";
   return s;

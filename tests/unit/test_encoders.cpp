@@ -37,7 +37,8 @@ hfi::StorageView checkpoint(const hfi::ArchModel& m, const std::string& prefix, 
     bool skipped_part = t.name.ends_with("position_ids") || t.name.ends_with("decoder.bias");
     if (t.optional && (!t.optional_part || !heads || skipped_part)) continue;
     std::string name = in_model ? prefix + t.name.substr(6) : t.name;
-    if (legacy && !t.alternative_names.empty()) name = in_model ? prefix + t.alternative_names[0].substr(6) : t.alternative_names[0];
+    const auto& old_names = m.alternatives_of(t).names;
+    if (legacy && !old_names.empty()) name = in_model ? prefix + old_names[0].substr(6) : old_names[0];
     hfi::LogicalTensor l;
     auto owned = std::make_shared<const std::string>(std::move(name));  // the view keeps what its names view
     v.names.push_back(owned);

@@ -50,7 +50,7 @@ void add_layer_norm(ArchModel& m, const std::string& p, uint64_t hidden, Role ro
                     bool optional_part = false) {
   for (auto [leaf, old] : {std::pair{"weight", "gamma"}, std::pair{"bias", "beta"}}) {
     add(m, p + leaf, {hidden}, role, layer);
-    if (legacy_names) m.tensors.back().alternative_names.push_back(p + old);
+    if (legacy_names) m.last_alternatives().names.push_back(p + old);
     m.tensors.back().optional = m.tensors.back().optional_part = optional_part;
   }
 }

@@ -75,7 +75,7 @@ Result<ArchModel> ernie4_5_moe_spec(const ModelConfig& cfg) {
     add(m, "model.mtp_hidden_norm." + n + ".weight", {d.hidden}, Role::Mtp, l);
     add(m, "model.mtp_linear_proj." + n + ".weight", {d.hidden, 2 * d.hidden}, Role::Mtp, l);
     // ERNIE-4.5-300B-A47B-PT stores this projection transposed.
-    m.tensors.back().alternative_shapes = {{2 * d.hidden, d.hidden}};
+    m.last_alternatives().shapes = {{2 * d.hidden, d.hidden}};
     std::string p = "model.mtp_block." + n + ".";
     add_attention_sublayer(m, p, l, d);
     add_swiglu(m, p + "mlp.", l, d.hidden, inter, Role::Mlp, bias);

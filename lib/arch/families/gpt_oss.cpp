@@ -25,10 +25,10 @@ Result<ArchModel> gpt_oss_spec(const ModelConfig& cfg) {
     add(m, p + "mlp.router.bias", {experts}, Role::Router, l);
     size_t first = m.tensors.size();
     add(m, p + "mlp.experts.gate_up_proj", {experts, 2 * inter, d.hidden}, Role::RoutedExpert, l);
-    m.tensors.back().alternative_shapes = {{experts, d.hidden, 2 * inter}};
+    m.last_alternatives().shapes = {{experts, d.hidden, 2 * inter}};
     add(m, p + "mlp.experts.gate_up_proj_bias", {experts, 2 * inter}, Role::RoutedExpert, l);
     add(m, p + "mlp.experts.down_proj", {experts, d.hidden, inter}, Role::RoutedExpert, l);
-    m.tensors.back().alternative_shapes = {{experts, inter, d.hidden}};
+    m.last_alternatives().shapes = {{experts, inter, d.hidden}};
     add(m, p + "mlp.experts.down_proj_bias", {experts, d.hidden}, Role::RoutedExpert, l);
     mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
   }

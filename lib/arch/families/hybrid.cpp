@@ -356,140 +356,171 @@ Result<ArchModel> lfm2_spec(const ModelConfig& cfg) {
 // ---------------------------------------------------------------------------------------------
 // nemotron_h
 
+namespace {
+
+// What a nemotron_h config says about its layers: '*' attention, 'M' Mamba2, '-' MLP, 'E' MoE.
+struct NemotronHDims {
+  uint64_t hidden = 0, layers = 0, vocab = 0;
+  std::string pattern;  // hybrid_override_pattern, one character per layer
+  AttentionDims attention;
+  // Mamba2: d_inner = mamba_num_heads * mamba_head_dim (expand is not used for it).
+  uint64_t mheads = 0, mhead_dim = 0, groups = 0, dstate = 0, kernel = 0, d_inner = 0, conv_dim = 0;
+  bool conv_bias = true, proj_bias = false;
+  // MLP and MoE: squared-ReLU up/down projections, no gate.
+  bool mlp_bias = false;
+  uint64_t inter = 0, experts = 0, top_k = 0, moe_inter = 0, shared = 0, shared_inter = 0;
+  uint64_t count_m = 0, count_a = 0, count_mlp = 0, count_e = 0;
+};
+
+NemotronHDims read_nemotron_h_dims(const ConfigReader& r) {
+  NemotronHDims d;
+  d.hidden = r.need({"hidden_size"});
+  d.layers = r.need({"num_hidden_layers"});
+  d.vocab = r.need({"vocab_size"});
+  const Json* pattern_field = r.field({"hybrid_override_pattern"});
+  if (!pattern_field || !pattern_field->is_string()) throw SpecError("config.json: hybrid_override_pattern is missing");
+  d.pattern = pattern_field->as_string();
+  if (d.pattern.size() != d.layers)
+    throw SpecError("config.json: hybrid_override_pattern has " + std::to_string(d.pattern.size()) + " entries for " +
+                    std::to_string(d.layers) + " layers");
+  if (r.get({"num_nextn_predict_layers"}, 0) > 0 || r.field({"mtp_hybrid_override_pattern"}))
+    throw SpecError("config.json: nemotron_h MTP layers are not modelled");
+  if (const Json* latent = r.field({"moe_latent_size"}); latent && !latent->is_null())
+    throw SpecError("config.json: nemotron_h latent MoE (moe_latent_size) is not modelled");
+
+  // Attention: plain GQA, no QK-norm; the modeling code applies no rotary embedding.
+  AttentionDims& a = d.attention;
+  a.hidden = d.hidden;
+  a.heads = r.need({"num_attention_heads"});
+  a.kv_heads = r.get({"num_key_value_heads"}, a.heads);
+  a.head_dim = r.get({"head_dim", "attention_head_dim"}, d.hidden / a.heads);
+  a.qkv_bias = a.o_bias = r.flag({"attention_bias"}, false);
+  d.mheads = r.need({"mamba_num_heads"});
+  d.mhead_dim = r.need({"mamba_head_dim"});
+  d.groups = r.need({"n_groups"});
+  d.dstate = r.need({"ssm_state_size"});
+  d.kernel = r.need({"conv_kernel"});
+  d.conv_bias = r.flag({"use_conv_bias"}, true);
+  // in_proj / out_proj biases: the remote code keys them on use_bias, newer configs also write
+  // mamba_proj_bias; every release has both false.
+  d.proj_bias = r.flag({"use_bias"}, false) || r.flag({"mamba_proj_bias"}, false);
+  d.d_inner = d.mheads * d.mhead_dim;
+  d.conv_dim = d.d_inner + 2 * d.groups * d.dstate;  // x, B and C are convolved
+  d.mlp_bias = r.flag({"mlp_bias"}, false);
+  d.experts = r.get({"n_routed_experts"}, 0);
+  for (char c : d.pattern) {
+    if (c == 'M') ++d.count_m;
+    else if (c == '*') ++d.count_a;
+    else if (c == '-') ++d.count_mlp;
+    else if (c == 'E') ++d.count_e;
+    else throw SpecError(std::string("config.json: hybrid_override_pattern has an unknown layer '") + c + "'");
+  }
+  d.inter = d.count_mlp ? r.need({"intermediate_size"}) : r.get({"intermediate_size"}, 0);
+  d.top_k = d.count_e ? r.need({"num_experts_per_tok"}) : 0;
+  d.moe_inter = d.count_e ? r.need({"moe_intermediate_size"}) : 0;
+  d.shared = d.count_e ? r.get({"n_shared_experts"}, 0) : 0;
+  d.shared_inter = d.shared ? r.need({"moe_shared_expert_intermediate_size"}) * d.shared : 0;
+  if (d.count_e && d.experts == 0) throw SpecError("config.json: MoE layers ('E') need n_routed_experts");
+  return d;
+}
+
+// Per sequence and Mamba2 layer (vLLM's mamba2_state_shape):
+//   conv state = (mamba_num_heads * mamba_head_dim + 2 * n_groups * ssm_state_size) * (conv_kernel - 1)
+//   SSM state  = mamba_num_heads * mamba_head_dim * ssm_state_size
+uint64_t mamba2_state_elements(const NemotronHDims& d) {
+  return d.conv_dim * (d.kernel - 1) + d.mheads * d.mhead_dim * d.dstate;
+}
+
+void add_nemotron_h_moe(ArchModel& m, const std::string& x, int l, const NemotronHDims& d) {
+  add(m, x + "gate.weight", {d.experts, d.hidden}, Role::Router, l);
+  add(m, x + "gate.e_score_correction_bias", {d.experts}, Role::RoutingBias, l);
+  size_t first = m.tensors.size();
+  for (uint64_t e = 0; e < d.experts; ++e) {
+    std::string q = x + "experts." + std::to_string(e) + ".";
+    add(m, q + "up_proj.weight", {d.moe_inter, d.hidden}, Role::RoutedExpert, l);
+    add(m, q + "down_proj.weight", {d.hidden, d.moe_inter}, Role::RoutedExpert, l);
+  }
+  mark_routed(m, first, static_cast<uint32_t>(d.top_k), static_cast<uint32_t>(d.experts));
+  if (d.shared_inter) {
+    add(m, x + "shared_experts.up_proj.weight", {d.shared_inter, d.hidden}, Role::SharedExpert, l);
+    add(m, x + "shared_experts.down_proj.weight", {d.hidden, d.shared_inter}, Role::SharedExpert, l);
+  }
+}
+
+// Layer i: its norm, then the mixer its pattern character names.
+void add_nemotron_h_layer(ArchModel& m, uint64_t i, const NemotronHDims& d) {
+  int l = static_cast<int>(i);
+  std::string p = "model.layers." + std::to_string(i) + ".";
+  add(m, p + "norm.weight", {d.hidden}, Role::Norm, l);
+  std::string x = p + "mixer.";
+  switch (d.pattern[i]) {
+    case 'M':
+      add_linear(m, x + "in_proj", d.d_inner + d.conv_dim + d.mheads, d.hidden, Role::Attention, l, d.proj_bias);  // z, xBC, dt
+      add(m, x + "conv1d.weight", {d.conv_dim, 1, d.kernel}, Role::Attention, l);
+      if (d.conv_bias) add(m, x + "conv1d.bias", {d.conv_dim}, Role::Attention, l);
+      add(m, x + "dt_bias", {d.mheads}, Role::Attention, l);
+      add(m, x + "A_log", {d.mheads}, Role::Attention, l);
+      add(m, x + "D", {d.mheads}, Role::Attention, l);
+      add(m, x + "norm.weight", {d.d_inner}, Role::Attention, l);  // gated RMSNorm over n_groups groups
+      add_linear(m, x + "out_proj", d.hidden, d.d_inner, Role::Attention, l, d.proj_bias);
+      m.attention.push_back(recurrent_layer(mamba2_state_elements(d), "mamba2"));
+      break;
+    case '*':
+      add_gqa_attention(m, x, l, d.attention);
+      m.attention.push_back(attention_layer(d.attention));
+      break;
+    case '-':
+      add(m, x + "up_proj.weight", {d.inter, d.hidden}, Role::Mlp, l);
+      add(m, x + "down_proj.weight", {d.hidden, d.inter}, Role::Mlp, l);
+      if (d.mlp_bias) {
+        add(m, x + "up_proj.bias", {d.inter}, Role::Mlp, l);
+        add(m, x + "down_proj.bias", {d.hidden}, Role::Mlp, l);
+      }
+      m.attention.push_back(mixer_free_layer());
+      break;
+    case 'E':
+      add_nemotron_h_moe(m, x, l, d);
+      m.attention.push_back(mixer_free_layer());
+      break;
+  }
+}
+
+void describe_nemotron_h(ArchModel& m, const NemotronHDims& d, const ConfigReader& r, const ModelConfig& cfg) {
+  m.attention_summary = std::to_string(d.count_a) + " attention layers (" + describe_attention(d.attention) + ") + " +
+                        std::to_string(d.count_m) + " Mamba2 layers (" + std::to_string(d.mheads) + " heads × " +
+                        std::to_string(d.mhead_dim) + ", state " + std::to_string(d.dstate) + ", " +
+                        std::to_string(d.groups) + " groups, conv " + std::to_string(d.kernel) + ")";
+  m.position_summary = "no positional encoding in attention (rope_theta is not applied), max " +
+                       std::to_string(r.get({"max_position_embeddings"}, 0)) + " positions";
+  m.norm_summary = "RMSNorm (one pre-norm per layer); gated RMSNorm in Mamba2";
+  std::string act = cfg.string({"mlp_hidden_act"}).value_or("relu2");
+  m.activation_summary = act == "relu2" ? "squared ReLU (ungated)" : act + " (ungated)";
+  m.layer_summary = std::to_string(d.layers) + " layers from hybrid_override_pattern: " + std::to_string(d.count_m) +
+                    " Mamba2, " + std::to_string(d.count_a) + " attention, " + std::to_string(d.count_mlp) + " MLP, " +
+                    std::to_string(d.count_e) + " MoE" +
+                    (d.count_e ? " (" + std::to_string(d.experts) + " routed top-" + std::to_string(d.top_k) +
+                                     (d.shared ? " + " + std::to_string(d.shared) + " shared" : "") +
+                                     ", sigmoid router with selection bias)"
+                               : "");
+  if (auto dtype = cfg.string({"mamba_ssm_cache_dtype"}))
+    m.notes.push_back("mamba_ssm_cache_dtype " + *dtype +
+                      ": inference engines keep the Mamba2 SSM state in that dtype; the state figure uses the KV element size");
+}
+
+}  // namespace
+
 Result<ArchModel> nemotron_h_spec(const ModelConfig& cfg) {
   ConfigReader r(cfg);
   ArchModel m;
   m.family = "nemotron_h";
   // The stack lives under backbone.: backbone.embeddings, backbone.layers.N.{norm,mixer}, norm_f.
   m.prefix_anchor = "embeddings.weight";
-  uint64_t hidden = r.need({"hidden_size"});
-  uint64_t layers = r.need({"num_hidden_layers"});
-  uint64_t vocab = r.need({"vocab_size"});
-  const Json* pattern_field = r.field({"hybrid_override_pattern"});
-  if (!pattern_field || !pattern_field->is_string()) throw SpecError("config.json: hybrid_override_pattern is missing");
-  std::string pattern = pattern_field->as_string();
-  if (pattern.size() != layers)
-    throw SpecError("config.json: hybrid_override_pattern has " + std::to_string(pattern.size()) + " entries for " +
-                    std::to_string(layers) + " layers");
-  if (r.get({"num_nextn_predict_layers"}, 0) > 0 || r.field({"mtp_hybrid_override_pattern"}))
-    throw SpecError("config.json: nemotron_h MTP layers are not modelled");
-  if (const Json* latent = r.field({"moe_latent_size"}); latent && !latent->is_null())
-    throw SpecError("config.json: nemotron_h latent MoE (moe_latent_size) is not modelled");
-
-  // Attention ('*'): plain GQA, no QK-norm; the modeling code applies no rotary embedding.
-  AttentionDims d;
-  d.hidden = hidden;
-  d.heads = r.need({"num_attention_heads"});
-  d.kv_heads = r.get({"num_key_value_heads"}, d.heads);
-  d.head_dim = r.get({"head_dim", "attention_head_dim"}, hidden / d.heads);
-  d.qkv_bias = d.o_bias = r.flag({"attention_bias"}, false);
-  // Mamba2 ('M'): d_inner = mamba_num_heads * mamba_head_dim (expand is not used for it).
-  uint64_t mheads = r.need({"mamba_num_heads"});
-  uint64_t mhead_dim = r.need({"mamba_head_dim"});
-  uint64_t groups = r.need({"n_groups"});
-  uint64_t dstate = r.need({"ssm_state_size"});
-  uint64_t kernel = r.need({"conv_kernel"});
-  bool conv_bias = r.flag({"use_conv_bias"}, true);
-  // in_proj / out_proj biases: the remote code keys them on use_bias, newer configs also write
-  // mamba_proj_bias; every release has both false.
-  bool proj_bias = r.flag({"use_bias"}, false) || r.flag({"mamba_proj_bias"}, false);
-  uint64_t d_inner = mheads * mhead_dim;
-  uint64_t conv_dim = d_inner + 2 * groups * dstate;  // x, B and C are convolved
-  // MLP ('-') and MoE ('E'): squared-ReLU up/down projections, no gate.
-  bool mlp_bias = r.flag({"mlp_bias"}, false);
-  uint64_t experts = r.get({"n_routed_experts"}, 0);
-  uint64_t count_m = 0, count_a = 0, count_mlp = 0, count_e = 0;
-  for (char c : pattern) {
-    if (c == 'M') ++count_m;
-    else if (c == '*') ++count_a;
-    else if (c == '-') ++count_mlp;
-    else if (c == 'E') ++count_e;
-    else throw SpecError(std::string("config.json: hybrid_override_pattern has an unknown layer '") + c + "'");
-  }
-  uint64_t inter = count_mlp ? r.need({"intermediate_size"}) : r.get({"intermediate_size"}, 0);
-  uint64_t top_k = count_e ? r.need({"num_experts_per_tok"}) : 0;
-  uint64_t moe_inter = count_e ? r.need({"moe_intermediate_size"}) : 0;
-  uint64_t shared = count_e ? r.get({"n_shared_experts"}, 0) : 0;
-  uint64_t shared_inter = shared ? r.need({"moe_shared_expert_intermediate_size"}) * shared : 0;
-  if (count_e && experts == 0) throw SpecError("config.json: MoE layers ('E') need n_routed_experts");
-
-  add(m, "model.embeddings.weight", {vocab, hidden}, Role::Embedding);
-  add(m, "model.norm_f.weight", {hidden}, Role::Norm);
-  bool tied = r.flag({"tie_word_embeddings"}, false);
-  add_lm_head(m, "lm_head", vocab, hidden, tied);
-
-  // Per sequence and Mamba2 layer (vLLM's mamba2_state_shape):
-  //   conv state = (mamba_num_heads * mamba_head_dim + 2 * n_groups * ssm_state_size) * (conv_kernel - 1)
-  //   SSM state  = mamba_num_heads * mamba_head_dim * ssm_state_size
-  uint64_t state = conv_dim * (kernel - 1) + mheads * mhead_dim * dstate;
-  for (uint64_t i = 0; i < layers; ++i) {
-    int l = static_cast<int>(i);
-    std::string p = "model.layers." + std::to_string(i) + ".";
-    add(m, p + "norm.weight", {hidden}, Role::Norm, l);
-    std::string x = p + "mixer.";
-    switch (pattern[i]) {
-      case 'M': {
-        add_linear(m, x + "in_proj", d_inner + conv_dim + mheads, hidden, Role::Attention, l, proj_bias);  // z, xBC, dt
-        add(m, x + "conv1d.weight", {conv_dim, 1, kernel}, Role::Attention, l);
-        if (conv_bias) add(m, x + "conv1d.bias", {conv_dim}, Role::Attention, l);
-        add(m, x + "dt_bias", {mheads}, Role::Attention, l);
-        add(m, x + "A_log", {mheads}, Role::Attention, l);
-        add(m, x + "D", {mheads}, Role::Attention, l);
-        add(m, x + "norm.weight", {d_inner}, Role::Attention, l);  // gated RMSNorm over n_groups groups
-        add_linear(m, x + "out_proj", hidden, d_inner, Role::Attention, l, proj_bias);
-        m.attention.push_back(recurrent_layer(state, "mamba2"));
-        break;
-      }
-      case '*':
-        add_gqa_attention(m, x, l, d);
-        m.attention.push_back(attention_layer(d));
-        break;
-      case '-':
-        add(m, x + "up_proj.weight", {inter, hidden}, Role::Mlp, l);
-        add(m, x + "down_proj.weight", {hidden, inter}, Role::Mlp, l);
-        if (mlp_bias) {
-          add(m, x + "up_proj.bias", {inter}, Role::Mlp, l);
-          add(m, x + "down_proj.bias", {hidden}, Role::Mlp, l);
-        }
-        m.attention.push_back(mixer_free_layer());
-        break;
-      case 'E': {
-        add(m, x + "gate.weight", {experts, hidden}, Role::Router, l);
-        add(m, x + "gate.e_score_correction_bias", {experts}, Role::RoutingBias, l);
-        size_t first = m.tensors.size();
-        for (uint64_t e = 0; e < experts; ++e) {
-          std::string q = x + "experts." + std::to_string(e) + ".";
-          add(m, q + "up_proj.weight", {moe_inter, hidden}, Role::RoutedExpert, l);
-          add(m, q + "down_proj.weight", {hidden, moe_inter}, Role::RoutedExpert, l);
-        }
-        mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
-        if (shared_inter) {
-          add(m, x + "shared_experts.up_proj.weight", {shared_inter, hidden}, Role::SharedExpert, l);
-          add(m, x + "shared_experts.down_proj.weight", {hidden, shared_inter}, Role::SharedExpert, l);
-        }
-        m.attention.push_back(mixer_free_layer());
-        break;
-      }
-    }
-  }
-  m.attention_summary = std::to_string(count_a) + " attention layers (" + describe_attention(d) + ") + " +
-                        std::to_string(count_m) + " Mamba2 layers (" + std::to_string(mheads) + " heads × " +
-                        std::to_string(mhead_dim) + ", state " + std::to_string(dstate) + ", " +
-                        std::to_string(groups) + " groups, conv " + std::to_string(kernel) + ")";
-  m.position_summary = "no positional encoding in attention (rope_theta is not applied), max " +
-                       std::to_string(r.get({"max_position_embeddings"}, 0)) + " positions";
-  m.norm_summary = "RMSNorm (one pre-norm per layer); gated RMSNorm in Mamba2";
-  std::string act = cfg.string({"mlp_hidden_act"}).value_or("relu2");
-  m.activation_summary = act == "relu2" ? "squared ReLU (ungated)" : act + " (ungated)";
-  m.layer_summary = std::to_string(layers) + " layers from hybrid_override_pattern: " + std::to_string(count_m) +
-                    " Mamba2, " + std::to_string(count_a) + " attention, " + std::to_string(count_mlp) + " MLP, " +
-                    std::to_string(count_e) + " MoE" +
-                    (count_e ? " (" + std::to_string(experts) + " routed top-" + std::to_string(top_k) +
-                                   (shared ? " + " + std::to_string(shared) + " shared" : "") + ", sigmoid router with selection bias)"
-                             : "");
-  if (auto dtype = cfg.string({"mamba_ssm_cache_dtype"}))
-    m.notes.push_back("mamba_ssm_cache_dtype " + *dtype +
-                      ": inference engines keep the Mamba2 SSM state in that dtype; the state figure uses the KV element size");
+  const NemotronHDims d = read_nemotron_h_dims(r);
+  add(m, "model.embeddings.weight", {d.vocab, d.hidden}, Role::Embedding);
+  add(m, "model.norm_f.weight", {d.hidden}, Role::Norm);
+  add_lm_head(m, "lm_head", d.vocab, d.hidden, r.flag({"tie_word_embeddings"}, false));
+  for (uint64_t i = 0; i < d.layers; ++i) add_nemotron_h_layer(m, i, d);
+  describe_nemotron_h(m, d, r, cfg);
   // Not structural: kernel chunking, residual/initialisation switches, dt clamping, an alias of
   // the norm epsilon, the unused expand (d_inner comes from the Mamba heads) and rotary fields
   // that the attention never applies.

@@ -52,9 +52,9 @@ ArchModel qwen_moe_decoder(const ModelConfig& cfg, const char* family, bool qwen
       // up along the last axis) and [E, inter, hidden]; writers that follow the [E, out, in]
       // convention transpose the last two axes.
       add(m, p + "mlp.experts.gate_up_proj", {experts, d.hidden, 2 * moe_inter}, Role::RoutedExpert, l);
-      m.tensors.back().alternative_shapes = {{experts, 2 * moe_inter, d.hidden}};
+      m.last_alternatives().shapes = {{experts, 2 * moe_inter, d.hidden}};
       add(m, p + "mlp.experts.down_proj", {experts, moe_inter, d.hidden}, Role::RoutedExpert, l);
-      m.tensors.back().alternative_shapes = {{experts, d.hidden, moe_inter}};
+      m.last_alternatives().shapes = {{experts, d.hidden, moe_inter}};
       mark_routed(m, first, static_cast<uint32_t>(top_k), static_cast<uint32_t>(experts));
     } else {
       add_swiglu_experts(m, p + "mlp.experts.", l, d.hidden, moe_inter, experts, top_k);
