@@ -35,6 +35,9 @@ class Run final : public Transport::FollowUps {
 
  private:
   void start_ready();
+  void send_hops_now();
+  void wait_for_sockets(int timeout_ms);
+  void run_completions();
   void complete(Transfer& transfer);
   void fail_all(const std::string& why);
   void collect_finished();
@@ -47,6 +50,7 @@ class Run final : public Transport::FollowUps {
   std::deque<Transfer> transfers_;
   std::deque<size_t> ready_;     // to start (new, a redirect to follow, a retry that is due)
   std::vector<size_t> waiting_;  // retries not yet due
+  std::vector<size_t> answered_;  // finished, their handlers not yet run
   size_t active_ = 0, done_ = 0;
 };
 
@@ -166,11 +170,35 @@ void Run::collect_finished() {
     curl_multi_remove_handle(transport_.multi_, msg->easy_handle);
     --active_;
     switch (finish_hop(*transfer, code, transport_.options_, transport_.rng_)) {
-      case Next::Done: complete(*transfer); break;
+      case Next::Done: answered_.push_back(transfer->index); break;
       case Next::Follow: ready_.push_back(transfer->index); break;
       case Next::Retry: waiting_.push_back(transfer->index); break;
     }
   }
+}
+
+// A handler may parse for tens of milliseconds (a large index); redirects that finished in the
+// same wake-up leave first, so that their next hop travels meanwhile instead of after it.
+void Run::send_hops_now() {
+  if (ready_.empty() || answered_.empty()) return;
+  start_ready();
+  transport_.drive_due_timer();
+  wait_for_sockets(0);
+}
+
+// Hands libcurl the sockets that become ready within `timeout_ms`.
+void Run::wait_for_sockets(int timeout_ms) {
+  int running = 0;
+  transport_.events_.wait(timeout_ms, [&](int socket, bool readable, bool writable) {
+    int mask = (readable ? CURL_CSELECT_IN : 0) | (writable ? CURL_CSELECT_OUT : 0);
+    curl_multi_socket_action(transport_.multi_, socket, mask, &running);
+  });
+}
+
+void Run::run_completions() {
+  std::vector<size_t> answered;
+  answered.swap(answered_);
+  for (size_t index : answered) complete(transfers_[index]);
 }
 
 void Run::complete(Transfer& transfer) {
@@ -215,12 +243,10 @@ void Run::drive() {
     start_ready();
     transport_.drive_due_timer();
     collect_finished();
+    send_hops_now();
+    run_completions();
     if (done_ == transfers_.size()) break;
-    int running = 0;
-    transport_.events_.wait(static_cast<int>(wait_budget_ms()), [&](int socket, bool readable, bool writable) {
-      int mask = (readable ? CURL_CSELECT_IN : 0) | (writable ? CURL_CSELECT_OUT : 0);
-      curl_multi_socket_action(transport_.multi_, socket, mask, &running);
-    });
+    wait_for_sockets(static_cast<int>(wait_budget_ms()));
   }
 }
 
