@@ -41,15 +41,14 @@ const [ours, theirs] = [JSON.parse(process.argv[1]), JSON.parse(process.argv[2])
 const repo = process.argv[3], bytes = Number(process.argv[4]);
 const median = (a) => { const s = [...a].sort((x, y) => x - y); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const rows = [
-  ["hfinspect (cursor, as a remote run reads)", median(ours.cursor_ms)],
-  ["hfinspect (simdjson DOM alone)", median(ours.dom_ms)],
+  ["hfinspect (simdjson DOM, kept across headers)", median(ours.ms)],
   ["huggingface.js (decode + JSON.parse + counts)", median(theirs.pass_ms)],
 ];
-console.log(`\nrepo ${repo}: ${ours.files} headers, ${ours.tensors} tensors, ${(bytes / 1e6).toFixed(1)} MB of header JSON, ${ours.cursor_ms.length} passes (median pass shown)`);
+console.log(`\nrepo ${repo}: ${ours.files} headers, ${ours.tensors} tensors, ${(bytes / 1e6).toFixed(1)} MB of header JSON, ${ours.ms.length} passes (median pass shown)`);
 console.log(`${"reader".padEnd(48)} ${"ms/pass".padStart(8)} ${"ns/tensor".padStart(10)} ${"MB/s".padStart(7)}`);
 for (const [name, ms] of rows)
   console.log(`${name.padEnd(48)} ${ms.toFixed(2).padStart(8)} ${(ms * 1e6 / ours.tensors).toFixed(0).padStart(10)} ${(bytes / 1e3 / ms).toFixed(0).padStart(7)}`);
-console.log(`ratio huggingface.js / hfinspect: ${(rows[2][1] / rows[0][1]).toFixed(1)}x`);
+console.log(`ratio huggingface.js / hfinspect: ${(rows[1][1] / rows[0][1]).toFixed(1)}x`);
 const same = ours.tensors === theirs.tensors && ours.elements === theirs.elements;
 console.log(same ? `both read ${ours.tensors} tensors holding ${ours.elements} elements`
                  : `the readers differ: hfinspect ${ours.tensors} tensors / ${ours.elements} elements, huggingface.js ${theirs.tensors} / ${theirs.elements}`);

@@ -295,18 +295,24 @@ Result<simdjson::dom::element> JsonDom::parse(std::string_view text, std::string
     return malformed(std::string(file), "",
                      "JSON document of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
                          std::to_string(limits.max_bytes) + " bytes");
-  parser_ = simdjson::dom::parser(limits.max_bytes);
-  if (parser_.allocate(text.size() + 1, limits.max_depth) != simdjson::SUCCESS)
-    return malformed(std::string(file), "", "cannot allocate a JSON parser for this document");
-  padded_ = simdjson::padded_string(text);
+  // A parser read from document to document (a run's shard headers) keeps its buffers: they are
+  // allocated again only for a longer document or another depth limit.
   simdjson::dom::element root;
-  auto err = parser_.parse(padded_).get(root);
+  // (The size limit is checked above: simdjson 3.0.1's set_max_capacity() caps every parser at
+  // 32 bytes, so the parser keeps its default.)
+  auto load = [&](std::string_view doc) {
+    if ((parser_.capacity() < doc.size() + 1 || parser_.max_depth() != limits.max_depth) &&
+        parser_.allocate(doc.size() + 1, limits.max_depth) != simdjson::SUCCESS)
+      return simdjson::MEMALLOC;
+    padded_.assign(doc);
+    padded_.resize(doc.size() + simdjson::SIMDJSON_PADDING);
+    return parser_.parse(padded_.data(), doc.size(), false).get(root);
+  };
+  auto err = load(text);
+  if (err == simdjson::MEMALLOC) return malformed(std::string(file), "", "cannot allocate a JSON parser for this document");
   if (err == simdjson::NUMBER_ERROR || err == simdjson::NUMBER_OUT_OF_RANGE) {
-    std::string widened = widen_big_integers(text);
-    if (parser_.allocate(widened.size() + 1, limits.max_depth) != simdjson::SUCCESS)
-      return malformed(std::string(file), "", "cannot allocate a JSON parser for this document");
-    padded_ = simdjson::padded_string(widened);
-    err = parser_.parse(padded_).get(root);
+    err = load(widen_big_integers(text));
+    if (err == simdjson::MEMALLOC) return malformed(std::string(file), "", "cannot allocate a JSON parser for this document");
   }
   if (err) {
     std::string what = simdjson::error_message(err);

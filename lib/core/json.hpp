@@ -90,7 +90,7 @@ class JsonDom {
 
  private:
   simdjson::dom::parser parser_;
-  simdjson::padded_string padded_;
+  std::string padded_;  // the document, then SIMDJSON_PADDING bytes the parser may read past it
 };
 
 // A non-negative whole number in the DOM: an integer, or a double with no fractional part.

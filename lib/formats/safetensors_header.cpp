@@ -8,7 +8,6 @@
 #include "core/checked.hpp"
 #include "core/flat_index.hpp"
 #include "core/json.hpp"
-#include "core/json_cursor.hpp"
 
 namespace hfi {
 
@@ -86,16 +85,9 @@ bool is(std::string_view text, const char (&literal)[N]) {
   return text.size() == N - 1 && std::memcmp(text.data(), literal, N - 1) == 0;
 }
 
-// Two dtype names (a few bytes each), compared inline for the same reason.
-bool same_short_text(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i] != b[i]) return false;
-  return true;
-}
-
 // Reads one tensor entry from the simdjson DOM.
-Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string_view file) {
+// `dims` is scratch space, reused from tensor to tensor.
+Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string_view file, std::vector<uint64_t>& dims) {
   auto fail = [&](std::string_view field, const std::string& message) {
     return malformed(std::string(file), std::string(key) + std::string(field), message);
   };
@@ -111,18 +103,17 @@ Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string
   if (!dtype || dtype->get_string().get(dtype_text)) return fail(".dtype", "missing or not a string");
   auto parsed_dtype = parse_dtype(dtype_text);
   if (!parsed_dtype) return fail(".dtype", "unknown dtype \"" + std::string(dtype_text) + "\"");
-  simdjson::dom::array dims;
-  if (!shape || shape->get_array().get(dims)) return fail(".shape", "missing or not an array");
-  std::vector<uint64_t> values;
-  values.reserve(dims.size());
+  simdjson::dom::array shape_items;
+  if (!shape || shape->get_array().get(shape_items)) return fail(".shape", "missing or not an array");
+  dims.clear();
   uint64_t elements = 1;
-  for (element dim : dims) {
+  for (element dim : shape_items) {
     auto d = whole_number(dim);
     if (!d) return fail(".shape", "dimension is not a non-negative integer");
     auto product = checked_mul(elements, *d);
     if (!product) return fail(".shape", "element count overflows 64 bits");
     elements = *product;
-    values.push_back(*d);
+    dims.push_back(*d);
   }
   simdjson::dom::array pair;
   if (!offsets || offsets->get_array().get(pair) || pair.size() != 2)
@@ -133,7 +124,7 @@ Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string
   auto end = whole_number(*it);
   if (!begin || !end) return fail(".data_offsets", "offsets must be non-negative integers");
   TensorInfo t;
-  if (auto bad = fill_tensor(t, key, *parsed_dtype, values, *begin, *end)) return fail(bad->field, bad->message);
+  if (auto bad = fill_tensor(t, key, *parsed_dtype, dims, *begin, *end)) return fail(bad->field, bad->message);
   return t;
 }
 
@@ -148,92 +139,8 @@ Status read_metadata(element value, const std::string& f, SafetensorsHeader& h) 
   return Ok{};
 }
 
-// The usual header (plain names, {"dtype", "shape", "data_offsets"} entries of plain integers)
-// read with JsonCursor. False for anything else, and for anything wrong: the DOM path then
-// reads the header again and gives the result, or words the error.
-// Tensor entries (and __metadata__) go to `h` in file order; `keys` collects every top-level key.
-bool read_plain_entries(std::string_view text, const std::string& f, SafetensorsHeader& h, std::vector<std::string_view>& keys) {
-  JsonCursor c(text);
-  if (!c.consume('{') || c.consume('}')) return false;
-  std::array<uint64_t, 8> dims{};
-  bool saw_metadata = false;
-  // A header names few dtypes (FP8 checkpoints alternate F8_E4M3 weights and F32 scales): the
-  // ones seen so far are tried first.
-  std::array<std::pair<std::string_view, Dtype>, 4> seen_dtypes;
-  size_t seen_dtype_count = 0;
-  do {
-    std::string_view key;
-    if (!c.plain_string(key) || !c.consume(':')) return false;
-    keys.push_back(key);
-    if (is(key, "__metadata__")) {
-      std::string_view value;
-      if (saw_metadata || !c.skip_value(value, static_cast<int>(kHeaderDepth) - 2)) return false;
-      saw_metadata = true;
-      JsonDom dom;
-      auto meta = dom.parse(value, f, JsonLimits{static_cast<size_t>(kMaxSafetensorsHeader), kHeaderDepth - 2});
-      if (!meta || !read_metadata(*meta, f, h)) return false;
-      continue;
-    }
-    std::string_view dtype;
-    size_t rank = 0;
-    uint64_t begin = 0, end = 0;
-    unsigned seen = 0;  // bit per field: a repeated or unknown field is the DOM path's business
-    if (!c.consume('{')) return false;
-    do {
-      std::string_view field;
-      if (!c.plain_string(field) || !c.consume(':')) return false;
-      if (is(field, "dtype")) {
-        if ((seen & 1) || !c.plain_string(dtype)) return false;
-        seen |= 1;
-      } else if (is(field, "shape")) {
-        if ((seen & 2) || !c.consume('[')) return false;
-        seen |= 2;
-        if (!c.consume(']')) {
-          do {
-            if (rank == dims.size() || !c.unsigned_integer(dims[rank++])) return false;
-          } while (c.consume(','));
-          if (!c.consume(']')) return false;
-        }
-      } else if (is(field, "data_offsets")) {
-        if ((seen & 4) || !c.consume('[') || !c.unsigned_integer(begin) || !c.consume(',') || !c.unsigned_integer(end) ||
-            !c.consume(']'))
-          return false;
-        seen |= 4;
-      } else {
-        return false;
-      }
-    } while (c.consume(','));
-    if (seen != 7 || !c.consume('}')) return false;
-    size_t known = 0;
-    while (known < seen_dtype_count && !same_short_text(dtype, seen_dtypes[known].first)) ++known;
-    if (known == seen_dtype_count) {
-      auto parsed = parse_dtype(dtype);
-      if (!parsed) return false;
-      known = std::min(seen_dtype_count, seen_dtypes.size() - 1);  // past four, the last slot is reused
-      seen_dtypes[known] = {dtype, *parsed};
-      seen_dtype_count = known + 1;
-    }
-    if (fill_tensor(h.tensors.emplace_back(), key, seen_dtypes[known].second, std::span<const uint64_t>(dims.data(), rank), begin, end))
-      return false;
-  } while (c.consume(','));
-  return c.consume('}') && c.at_end();
-}
-
-bool repeats_a_key(const std::vector<std::string_view>& keys) {
-  // Writers store names sorted (the safetensors crate by dtype, then name; most files hold one
-  // dtype), and strictly increasing keys cannot repeat: one comparison each instead of a hash.
-  if (std::adjacent_find(keys.begin(), keys.end(), std::greater_equal<>()) == keys.end()) return false;
-  FlatIndex seen;
-  seen.reserve(keys.size());
-  auto key_of = [&](uint32_t id) { return keys[id]; };
-  for (uint32_t i = 0; i < keys.size(); ++i)
-    if (seen.insert(keys[i], i, key_of, false) != FlatIndex::kEmpty) return true;
-  return false;
-}
-
-// Every header the cursor does not take: the full parser, which words every error.
-Status read_dom_entries(std::string_view text, const std::string& f, SafetensorsHeader& h) {
-  JsonDom dom;
+// The tensor entries and __metadata__ into `h`, in file order.
+Status read_entries(std::string_view text, const std::string& f, JsonDom& dom, SafetensorsHeader& h) {
   auto root = dom.parse(text, f, JsonLimits{static_cast<size_t>(kMaxSafetensorsHeader), kHeaderDepth});
   if (!root) {
     Error e = root.error();
@@ -248,6 +155,7 @@ Status read_dom_entries(std::string_view text, const std::string& f, Safetensors
   auto key_of = [&](uint32_t id) { return keys[id]; };
   FlatIndex seen;
   seen.reserve(top.size());
+  std::vector<uint64_t> dims;
   for (auto [key, value] : top) {
     keys.push_back(key);
     if (seen.insert(key, static_cast<uint32_t>(keys.size() - 1), key_of, false) != FlatIndex::kEmpty)
@@ -257,7 +165,7 @@ Status read_dom_entries(std::string_view text, const std::string& f, Safetensors
       if (!status) return status.error();
       continue;
     }
-    auto t = parse_tensor(key, value, f);
+    auto t = parse_tensor(key, value, f, dims);
     if (!t) return t.error();
     h.tensors.push_back(std::move(t.value()));
   }
@@ -265,18 +173,10 @@ Status read_dom_entries(std::string_view text, const std::string& f, Safetensors
   return Ok{};
 }
 
-// Each tensor entry names "data_offsets" once, so counting them sizes the list in one allocation
-// (a guess from the length left a third of the largest repository's lists grown by doubling). No
-// entry is shorter than ~40 bytes, which bounds what a header full of the word can reserve.
-size_t count_entries(std::string_view text) {
-  constexpr std::string_view kKey = "\"data_offsets\"";
-  size_t n = 0;
-  for (size_t at = text.find(kKey); at != std::string_view::npos; at = text.find(kKey, at + kKey.size())) ++n;
-  return std::min(n, text.size() / 40 + 1);
-}
+}  // namespace
 
-Result<SafetensorsHeader> parse_header(std::span<const unsigned char> bytes, std::string_view file, std::optional<uint64_t> file_size,
-                                       bool plain_first) {
+Result<SafetensorsHeader> parse_safetensors_header(std::span<const unsigned char> bytes, std::string_view file,
+                                                   std::optional<uint64_t> file_size, JsonDom& dom) {
   std::string f(file);
   auto n = read_safetensors_header_length(bytes, file, file_size);
   if (!n) return n.error();
@@ -288,16 +188,8 @@ Result<SafetensorsHeader> parse_header(std::span<const unsigned char> bytes, std
   if (text.empty() || text.front() != '{') return malformed(f, "header", "does not start with '{'");
   SafetensorsHeader h;
   h.header_length = *n;
-  std::vector<std::string_view> keys;  // views into `text`
-  h.tensors.reserve(count_entries(text));
-  if (!plain_first || !read_plain_entries(text, f, h, keys) || repeats_a_key(keys)) {
-    h.tensors.clear();
-    h.metadata.clear();
-    auto status = read_dom_entries(text, f, h);
-    if (!status) return status.error();
-  } else {
-    h.own_names();  // the keys are views into `bytes`, which the caller may free
-  }
+  auto status = read_entries(text, f, dom, h);
+  if (!status) return status.error();
   auto by_offset = [](const TensorInfo& a, const TensorInfo& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; };
   if (!std::is_sorted(h.tensors.begin(), h.tensors.end(), by_offset)) std::sort(h.tensors.begin(), h.tensors.end(), by_offset);
   uint64_t expected_begin = 0;
@@ -319,16 +211,10 @@ Result<SafetensorsHeader> parse_header(std::span<const unsigned char> bytes, std
   return h;
 }
 
-}  // namespace
-
 Result<SafetensorsHeader> parse_safetensors_header(std::span<const unsigned char> bytes, std::string_view file,
                                                    std::optional<uint64_t> file_size) {
-  return parse_header(bytes, file, file_size, true);
-}
-
-Result<SafetensorsHeader> parse_safetensors_header_fully(std::span<const unsigned char> bytes, std::string_view file,
-                                                         std::optional<uint64_t> file_size) {
-  return parse_header(bytes, file, file_size, false);
+  JsonDom dom;
+  return parse_safetensors_header(bytes, file, file_size, dom);
 }
 
 }  // namespace hfi

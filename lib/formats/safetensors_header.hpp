@@ -17,6 +17,8 @@
 
 namespace hfi {
 
+class JsonDom;
+
 // Headers longer than this are refused before anything is allocated (the safetensors crate's cap).
 inline constexpr uint64_t kMaxSafetensorsHeader = 100'000'000;
 
@@ -56,13 +58,11 @@ Result<uint64_t> read_safetensors_header_length(std::span<const unsigned char> p
 
 // Parses a header from `bytes`, which start at file offset 0 and must hold at least 8 + N bytes.
 // With `file_size`, also checks that the tensor data fills the file exactly.
-// Plain headers (names without escapes or non-ASCII bytes; entries of dtype, shape and
-// data_offsets in plain integers: every writer's output) are read by a cursor that builds no DOM;
-// anything else goes to the full parser, with the same result or error.
 Result<SafetensorsHeader> parse_safetensors_header(std::span<const unsigned char> bytes, std::string_view file,
                                                    std::optional<uint64_t> file_size = std::nullopt);
-// The full parser alone: the reference the fuzz target and tests hold the cursor path to.
-Result<SafetensorsHeader> parse_safetensors_header_fully(std::span<const unsigned char> bytes, std::string_view file,
-                                                         std::optional<uint64_t> file_size = std::nullopt);
+// The same, with a parser that the caller keeps from header to header: a run of many shards
+// allocates its buffers once.
+Result<SafetensorsHeader> parse_safetensors_header(std::span<const unsigned char> bytes, std::string_view file,
+                                                   std::optional<uint64_t> file_size, JsonDom& dom);
 
 }  // namespace hfi

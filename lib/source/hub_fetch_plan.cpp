@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/json.hpp"
 #include "formats/safetensors_header.hpp"
 #include "http/url.hpp"
 #include "source/hub_errors.hpp"
@@ -160,7 +161,7 @@ class PlanRun {
     if (!n || read.bytes.size() < 8 + *n) return false;
     read.bytes.resize(static_cast<size_t>(8 + *n));  // a probe also brings tensor bytes
     read.parsed = parse_safetensors_header({reinterpret_cast<const unsigned char*>(read.bytes.data()), read.bytes.size()}, path,
-                                           file->size);
+                                           file->size, dom_);
     read.parsed_for_size = file->size;
     if (sinks_.header) sinks_.header(read.commit, path, read.bytes);
     std::string().swap(read.bytes);
@@ -201,6 +202,7 @@ class PlanRun {
   std::optional<RepoInfo> info_;
   std::vector<std::pair<FetchStep, std::string>> sent_;  // by request index
   uint64_t rest_bytes_ = 0;
+  JsonDom dom_;  // every header of the run is parsed with it
   FetchedRound round_;
 };
 

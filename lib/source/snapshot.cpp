@@ -135,9 +135,10 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
   }
   std::vector<SafetensorsHeader> out;
   out.reserve(paths.size());
+  JsonDom dom;
   for (size_t i = 0; i < paths.size(); ++i) {
     if (!parsed[i]) {
-      parsed[i] = parse_safetensors_header(as_bytes(bytes[i]), paths[i], sizes.at(paths[i]));
+      parsed[i] = parse_safetensors_header(as_bytes(bytes[i]), paths[i], sizes.at(paths[i]), dom);
       source.keep_header(paths[i], std::move(bytes[i]));
     }
     if (!*parsed[i]) return parsed[i]->error();

@@ -1,11 +1,13 @@
-// JsonCursor, and the two parsers that read plain documents with it: whatever path a document
-// takes, the result (or error) must be the full parser's.
+// JsonCursor, and the index parser that reads plain documents with it: whatever path an index
+// takes, the result (or error) must be the full parser's. Shard headers have one parser, whose
+// DOM a run keeps from header to header: a kept one must answer as a fresh one does.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "core/json.hpp"
 #include "core/json_cursor.hpp"
 #include "support/bytes.hpp"
 #include "support/fixture_repo.hpp"
@@ -29,11 +31,12 @@ void same_index(const std::string& text) {
   CHECK(summary(hfi::parse_safetensors_index(text, "i.json")) == summary(hfi::parse_safetensors_index_fully(text, "i.json")));
 }
 
-void same_header(const std::string& json, std::optional<uint64_t> file_size = std::nullopt) {
+// `kept` has parsed other headers before this one (longer, shorter, broken).
+void same_header(const std::string& json, hfi::JsonDom& kept, std::optional<uint64_t> file_size = std::nullopt) {
   INFO(json.substr(0, 200));
   std::string bytes = hfi::testing::safetensors_prefix(json);
   CHECK(summary(hfi::parse_safetensors_header(hfi::testing::bytes_of(bytes), "m.safetensors", file_size)) ==
-        summary(hfi::parse_safetensors_header_fully(hfi::testing::bytes_of(bytes), "m.safetensors", file_size)));
+        summary(hfi::parse_safetensors_header(hfi::testing::bytes_of(bytes), "m.safetensors", file_size, kept)));
 }
 
 }  // namespace
@@ -139,7 +142,8 @@ TEST_CASE("index: the cursor path gives the full parser's answer") {
     same_index(text);
 }
 
-TEST_CASE("header: the cursor path gives the full parser's answer") {
+TEST_CASE("header: a parser kept from header to header answers as a fresh one") {
+  hfi::JsonDom kept;
   for (std::string json : {
            R"({"__metadata__":{"format":"pt"},"b":{"dtype":"BF16","shape":[2,3],"data_offsets":[0,12]},"a":{"dtype":"F32","shape":[],"data_offsets":[12,16]}})",
            R"({ "a" : { "data_offsets" : [ 0 , 4 ] , "shape" : [ 2 ] , "dtype" : "F16" } })",
@@ -149,7 +153,7 @@ TEST_CASE("header: the cursor path gives the full parser's answer") {
            R"({"a":{"dtype":"F16","shape":[2],"data_offsets":[0,5]}})",                        // wrong span
            R"({"a":{"dtype":"Q9","shape":[2],"data_offsets":[0,4]}})",                         // unknown dtype
            R"({"a":{"dtype":"F16","shape":[2],"data_offsets":[4,0]}})",
-           R"({"a":{"dtype":"F16","shape":[1,1,1,1,1,1,1,1,1,2],"data_offsets":[0,4]}})",     // rank past the cursor's 8
+           R"({"a":{"dtype":"F16","shape":[1,1,1,1,1,1,1,1,1,2],"data_offsets":[0,4]}})",     // rank 10
            R"({"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4]},"a":{"dtype":"F16","shape":[2],"data_offsets":[4,8]}})",
            R"({"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4]},"b":{"dtype":"F16","shape":[2],"data_offsets":[8,12]}})",  // gap
            R"({"__metadata__":{"n":1},"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}})",
@@ -162,27 +166,28 @@ TEST_CASE("header: the cursor path gives the full parser's answer") {
            R"({})",
            R"({"a":[]})",
            R"({"a":{"dtype":"","shape":[2],"data_offsets":[0,4]}})",                          // empty dtype
-           // More dtypes than the cursor keeps at hand (four), some coming back after others.
+           // Many dtypes, some coming back after others.
            R"({"a":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[0,2]},"b":{"dtype":"F32","shape":[2],"data_offsets":[2,10]},)"
            R"("c":{"dtype":"BF16","shape":[2],"data_offsets":[10,14]},"d":{"dtype":"I32","shape":[2],"data_offsets":[14,22]},)"
            R"("e":{"dtype":"U8","shape":[2],"data_offsets":[22,24]},"f":{"dtype":"F64","shape":[2],"data_offsets":[24,40]},)"
            R"("g":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[40,42]},"h":{"dtype":"F16","shape":[2],"data_offsets":[42,46]},)"
            R"("i":{"dtype":"F32","shape":[2],"data_offsets":[46,54]},"j":{"dtype":"Q9","shape":[2],"data_offsets":[54,56]}})",
        }) {
-    same_header(json);
-    same_header(json, 8 + json.size() + 4);
+    same_header(json, kept);
+    same_header(json, kept, 8 + json.size() + 4);
   }
 }
 
 TEST_CASE("index and header: every fixture reads the same both ways") {
   size_t indexes = 0, headers = 0;
+  hfi::JsonDom kept;
   for (const auto& entry : fs::recursive_directory_iterator(hfi::testing::fixtures_dir())) {
     std::string name = entry.path().filename().string();
     if (name.ends_with(".safetensors.index.json")) {
       same_index(slurp(entry.path()));
       ++indexes;
     } else if (name.ends_with(".safetensors.header.json")) {
-      same_header(slurp(entry.path()));
+      same_header(slurp(entry.path()), kept);
       ++headers;
     }
   }
@@ -191,9 +196,9 @@ TEST_CASE("index and header: every fixture reads the same both ways") {
 }
 
 TEST_CASE("header: every tensor keeps its own dtype when a header mixes many") {
-  // More dtypes than the cursor keeps at hand (four), returning after others, with neighbours of
-  // the same name length and width (F32, I32, U32): a dtype mistaken for another of its width
-  // would still add up, so the names are checked one by one. Widths from the safetensors format.
+  // Many dtypes, returning after others, with neighbours of the same name length and width (F32,
+  // I32, U32): a dtype mistaken for another of its width would still add up, so the names are
+  // checked one by one. Widths from the safetensors format.
   const std::vector<std::pair<std::string, uint64_t>> entries = {
       {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"F32", 4}, {"I32", 4}, {"U32", 4}, {"BF16", 2}, {"F16", 2}, {"I16", 2},
       {"F64", 8},     {"I64", 8},     {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"I32", 4}, {"F32", 4}, {"U16", 2},
