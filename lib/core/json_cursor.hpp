@@ -1,8 +1,8 @@
-// JsonCursor: a forward-only reader for the plain shape that nearly every large metadata document
-// has (an index's weight_map, a shard header's tensor entries): ASCII strings without escapes,
-// unsigned integers, objects and arrays. It builds nothing. simdjson's DOM, which the full parser
-// uses, allocates about 13 bytes per input byte; DeepSeek-V3's 9 MB index cost 130 MB of buffers,
-// and touching them was a third of a warm run.
+// JsonCursor: a forward-only reader for the plain shape that a large index's weight_map has:
+// ASCII strings without escapes, unsigned integers, objects and arrays. It builds nothing.
+// simdjson's DOM, which the full parser uses, needs buffers twice the text's size and more: on the
+// 46 MB index of bench/scale_inspect.sh's repository it adds about 95 MB at the run's peak, where
+// the whole cold run peaks at 180 MB. (Shard headers, 100-200 KB each, go to the DOM alone.)
 //
 // Contract: every method returns false as soon as the text is anything but the plain shape
 // (escapes, non-ASCII bytes, floats, signs, nesting it was not asked to skip, truncation). The

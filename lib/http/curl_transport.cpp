@@ -35,7 +35,7 @@ class Run final : public Transport::FollowUps {
 
  private:
   void start_ready();
-  void send_hops_now();
+  void pump();
   void wait_for_sockets(int timeout_ms);
   void run_completions();
   void complete(Transfer& transfer);
@@ -50,7 +50,7 @@ class Run final : public Transport::FollowUps {
   std::deque<Transfer> transfers_;
   std::deque<size_t> ready_;     // to start (new, a redirect to follow, a retry that is due)
   std::vector<size_t> waiting_;  // retries not yet due
-  std::vector<size_t> answered_;  // finished, their handlers not yet run
+  std::deque<size_t> answered_;  // finished, their handlers not yet run
   size_t active_ = 0, done_ = 0;
 };
 
@@ -177,13 +177,14 @@ void Run::collect_finished() {
   }
 }
 
-// A handler may parse for tens of milliseconds (a large index); redirects that finished in the
-// same wake-up leave first, so that their next hop travels meanwhile instead of after it.
-void Run::send_hops_now() {
-  if (ready_.empty() || answered_.empty()) return;
+// What needs no handler, without waiting: the sockets ready now, hops that finished followed,
+// transfers started. Run before each handler, since one may parse for tens of milliseconds (a
+// large index): whatever can leave then travels meanwhile instead of after it.
+void Run::pump() {
+  wait_for_sockets(0);
+  collect_finished();
   start_ready();
   transport_.drive_due_timer();
-  wait_for_sockets(0);
 }
 
 // Hands libcurl the sockets that become ready within `timeout_ms`.
@@ -196,9 +197,12 @@ void Run::wait_for_sockets(int timeout_ms) {
 }
 
 void Run::run_completions() {
-  std::vector<size_t> answered;
-  answered.swap(answered_);
-  for (size_t index : answered) complete(transfers_[index]);
+  while (!answered_.empty()) {
+    pump();
+    const size_t index = answered_.front();
+    answered_.pop_front();
+    complete(transfers_[index]);
+  }
 }
 
 void Run::complete(Transfer& transfer) {
@@ -243,7 +247,6 @@ void Run::drive() {
     start_ready();
     transport_.drive_due_timer();
     collect_finished();
-    send_hops_now();
     run_completions();
     if (done_ == transfers_.size()) break;
     wait_for_sockets(static_cast<int>(wait_budget_ms()));
