@@ -1,5 +1,6 @@
 #include "app/check.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -23,7 +24,7 @@ Result<std::set<FindingKind>> parse_kinds(const std::string& list) {
     auto kind = parse_finding_kind(name);
     if (!kind)
       return Error{ErrorKind::Usage, "--fail-on", name, "is not a kind of finding",
-                   "use unknown-fields, unexplained, missing, shape-mismatch, index-mismatch or quant"};
+                   "use unknown-fields, unexplained, missing, shape-mismatch, index-mismatch, quant, no-weights or no-spec"};
     kinds.insert(*kind);
   }
   return kinds;
@@ -43,7 +44,7 @@ Result<Baseline> read_baseline(const std::string& path) {
 void define_check(CLI::App& command, CheckFlags& flags) {
   command.add_option("targets", flags.targets, "directories or org/name[@revision]")->required();
   command.add_option("--fail-on", flags.fail_on,
-                     "comma-separated: unknown-fields, unexplained, missing, shape-mismatch, index-mismatch, quant (default: all)");
+                     "comma-separated: unknown-fields, unexplained, missing, shape-mismatch, index-mismatch, quant, no-weights, no-spec (default: all)");
   command.add_option("--baseline", flags.baseline, "accepted findings, as written by --write-baseline");
   command.add_option("--write-baseline", flags.write_baseline, "write every selected finding to this file and exit 0");
   command.add_option("--format", flags.format, "text, json or github (Actions annotations)")
@@ -57,13 +58,14 @@ int run_check(const CheckFlags& check, const FetchFlags& fetch, const ReportOpti
   if (!kinds) return fail(kinds.error());
   auto baseline = read_baseline(check.baseline);
   if (!baseline) return fail(baseline.error());
-  std::vector<Report> reports;
+  CheckResult result;
+  result.fail_on = *kinds;
+  int worst = 0;  // every target is checked; the run exits with the worst outcome among them
   for (const auto& target : check.targets) {
     auto report = inspect_target(target, fetch, options, log);
-    if (!report) return fail(report.error());
-    reports.push_back(std::move(report.value()));
+    if (!report) worst = std::max(worst, exit_code(report.error().kind));
+    add_target(result, target, report, *baseline);
   }
-  CheckResult result = check_reports(reports, *kinds, *baseline);
   std::string text = render_check(result, *format);
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (!check.write_baseline.empty()) {
@@ -72,9 +74,9 @@ int run_check(const CheckFlags& check, const FetchFlags& fetch, const ReportOpti
     out << render_baseline(written);
     if (!out) return fail({ErrorKind::Usage, check.write_baseline, "", "cannot be written", {}});
     std::fprintf(stderr, "hfinspect: wrote %zu accepted finding(s) to %s\n", written.accepted.size(), check.write_baseline.c_str());
-    return 0;
+    return worst;  // 0 unless a target could not be inspected
   }
-  return result.new_findings > 0 ? 1 : 0;
+  return std::max(worst, result.new_findings > 0 ? 1 : 0);
 }
 
 }  // namespace hfi::cli

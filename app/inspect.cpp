@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+#include "core/text.hpp"
 #include "http/http.hpp"
 #include "http/url.hpp"
 #include "pipeline/inspect.hpp"
@@ -39,6 +40,7 @@ HubSettings hub_settings(const FetchFlags& flags) {
 }
 
 Result<std::unique_ptr<http::Transport>> make_transport(const HubSettings& settings) {
+  if (auto token = check_token(settings); !token) return token.error();
   http::ClientOptions client;
   client.token = settings.token;
   client.token_origin = http::origin_of(settings.endpoint);
@@ -124,7 +126,7 @@ int exit_code(ErrorKind kind) {
 }
 
 int fail(const Error& e) {
-  std::fprintf(stderr, "hfinspect: error: %s\n", e.describe().c_str());
+  std::fprintf(stderr, "hfinspect: error: %s\n", printable(e.describe()).c_str());
   return exit_code(e.kind);
 }
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <map>
 
+#include "core/checked.hpp"
 #include "core/running_sums.hpp"
 
 namespace hfi {
@@ -152,32 +153,57 @@ ParamBreakdown formula_params(const ArchModel& spec, const std::vector<size_t>& 
   return p;
 }
 
-FlopsPerToken compute_flops(const ArchModel* spec, const ParamBreakdown& params, uint64_t context) {
+namespace {
+
+// a * b * ..., or nullopt past 64 bits.
+std::optional<uint64_t> product(std::initializer_list<uint64_t> factors) {
+  std::optional<uint64_t> out = 1;
+  for (uint64_t f : factors) out = out ? checked_mul(*out, f) : std::nullopt;
+  return out;
+}
+
+// `sum` += `term`, false past 64 bits.
+bool accumulate(uint64_t& sum, std::optional<uint64_t> term) {
+  auto next = term ? checked_add(sum, *term) : std::nullopt;
+  if (next) sum = *next;
+  return next.has_value();
+}
+
+Error too_large(const char* what, uint64_t context) {
+  return Error{ErrorKind::Usage, "--ctx", std::to_string(context),
+               std::string(what) + " at this context overflows 64 bits", "give a context the model can hold"};
+}
+
+}  // namespace
+
+Result<FlopsPerToken> compute_flops(const ArchModel* spec, const ParamBreakdown& params, uint64_t context) {
   FlopsPerToken f;
   f.context = context;
   // Embedding lookups do no arithmetic; every other active weight is one multiply-add.
-  f.fixed = 2 * params.active_without_input_embedding;
-  if (spec && spec->tied_embeddings && params.lm_head == 0) f.fixed += 2 * spec->vocab_size * spec->hidden_size;
+  bool ok = accumulate(f.fixed, product({2, params.active_without_input_embedding}));
+  if (spec && spec->tied_embeddings && params.lm_head == 0) ok = ok && accumulate(f.fixed, product({2, spec->vocab_size, spec->hidden_size}));
   if (spec)
     for (const auto& a : spec->attention) {
       if (a.kind == AttentionKind::None) continue;
       uint64_t span = a.window ? std::min(context, a.window) : context;
-      f.attention += 2 * uint64_t{a.heads} * (uint64_t{a.qk_dim} + a.v_dim) * span;
+      ok = ok && accumulate(f.attention, product({2, a.heads, uint64_t{a.qk_dim} + a.v_dim, span}));
     }
+  if (!ok) return too_large("the attention FLOPs per token", context);
   return f;
 }
 
-KvCache compute_kv_cache(const ArchModel* spec, uint64_t context, uint32_t bytes_per_element) {
+Result<KvCache> compute_kv_cache(const ArchModel* spec, uint64_t context, uint32_t bytes_per_element) {
   KvCache kv;
   kv.context = context;
   kv.bytes_per_element = bytes_per_element;
   if (!spec) return kv;
   kv.encoder_only = spec->encoder_only;
   if (kv.encoder_only) return kv;
+  bool ok = true;
   for (const auto& a : spec->attention) {
     if (a.recurrent_state_elements) {
       ++kv.recurrent_layers;
-      kv.recurrent_state_bytes += a.recurrent_state_elements * bytes_per_element;
+      ok = ok && accumulate(kv.recurrent_state_bytes, product({a.recurrent_state_elements, bytes_per_element}));
     }
     if (a.kind == AttentionKind::None) continue;
     if (a.kv_source_layer >= 0) {
@@ -187,10 +213,11 @@ KvCache compute_kv_cache(const ArchModel* spec, uint64_t context, uint32_t bytes
     ++kv.attention_layers;
     if (a.window) ++kv.windowed_layers;
     if (a.kind == AttentionKind::Mla) ++kv.mla_layers;
-    uint64_t per_token = a.kv_elements_per_token() * bytes_per_element;
-    kv.bytes_per_token += per_token;
-    kv.bytes_at_context += per_token * (a.window ? std::min(context, a.window) : context);
+    auto per_token = product({a.kv_elements_per_token(), bytes_per_element});
+    ok = ok && accumulate(kv.bytes_per_token, per_token) &&
+         accumulate(kv.bytes_at_context, product({per_token.value_or(0), a.window ? std::min(context, a.window) : context}));
   }
+  if (!ok) return too_large("the KV cache", context);
   return kv;
 }
 

@@ -64,8 +64,9 @@ ParamBreakdown formula_params(const ArchModel& spec);
 ParamBreakdown formula_params(const ArchModel& spec, const std::vector<size_t>& stored_optional);
 
 ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage, const Reconciliation& rec);
-FlopsPerToken compute_flops(const ArchModel* spec, const ParamBreakdown& params, uint64_t context);
-KvCache compute_kv_cache(const ArchModel* spec, uint64_t context, uint32_t bytes_per_element);
+// Both fail (Usage, naming --ctx) when a figure at `context` would pass 64 bits.
+Result<FlopsPerToken> compute_flops(const ArchModel* spec, const ParamBreakdown& params, uint64_t context);
+Result<KvCache> compute_kv_cache(const ArchModel* spec, uint64_t context, uint32_t bytes_per_element);
 
 // Bytes per element of a dtype name as users write it: bf16, fp16, fp8, fp32, float8_e4m3fn, ...
 std::optional<uint32_t> kv_dtype_bytes(const std::string& name);

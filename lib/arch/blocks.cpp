@@ -43,24 +43,41 @@ const Json* ConfigReader::field(std::initializer_list<std::string_view> aliases)
   return nullptr;
 }
 
+// Sizes, counts and widths of real models are far below 2^32 (the largest vocabularies hold about
+// a million entries). A larger value is a broken or hostile config: refused by name here, it
+// cannot wrap a product of sizes or be cut to 32 bits further on.
+constexpr uint64_t kMostConfigInteger = UINT32_MAX;
+
+uint64_t ConfigReader::within_range(std::initializer_list<std::string_view> aliases, uint64_t v) const {
+  if (v > kMostConfigInteger)
+    throw SpecError("config.json: field '" + label(aliases) + "' is " + std::to_string(v) + ", more than any model's (at most " +
+                    std::to_string(kMostConfigInteger) + ")");
+  return v;
+}
+
 uint64_t ConfigReader::need(std::initializer_list<std::string_view> aliases) const {
   std::optional<int64_t> v;
   if (!section_) v = cfg_.integer(aliases);
   else if (const Json* f = field(aliases)) v = f->as_int();
   if (!v || *v <= 0) throw SpecError("config.json: field '" + label(aliases) + "' is missing or not a positive integer");
-  return static_cast<uint64_t>(*v);
+  return within_range(aliases, static_cast<uint64_t>(*v));
 }
 
 uint64_t ConfigReader::get(std::initializer_list<std::string_view> aliases, uint64_t fallback) const {
   std::optional<int64_t> v;
-  if (!section_) v = cfg_.integer(aliases);
-  else if (const Json* f = field(aliases); f && !f->is_null()) {
+  // Absent or null: the default. Present, it must be an integer: a string, or a number past 64
+  // bits, read as the default would be a silent wrong answer.
+  if (const Json* f = field(aliases); f && !f->is_null()) {
     v = f->as_int();
-    if (!v) throw SpecError("config.json: field '" + label(aliases) + "' is not an integer");
+    if (!v) {
+      std::string text = f->dump();
+      if (text.size() > 40) text = text.substr(0, 37) + "...";
+      throw SpecError("config.json: field '" + label(aliases) + "' is " + text + ", not an integer in range");
+    }
   }
   if (!v) return fallback;
   if (*v < 0) throw SpecError("config.json: field '" + label(aliases) + "' is negative");
-  return static_cast<uint64_t>(*v);
+  return within_range(aliases, static_cast<uint64_t>(*v));
 }
 
 bool ConfigReader::flag(std::initializer_list<std::string_view> aliases, bool fallback) const {
@@ -89,6 +106,13 @@ void add(ArchModel& m, std::string name, Shape shape, Role role, int layer) {
   if (m.tensors.size() >= kMaxExpectedTensors)
     throw SpecError("config.json: the layer and expert counts predict more than " + std::to_string(kMaxExpectedTensors) +
                     " tensors; no published checkpoint comes close, so the config is taken as malformed");
+  // Every count the report derives is a sum of these, so each is checked once here.
+  std::optional<uint64_t> elements = 1;
+  for (uint64_t d : shape) elements = elements ? checked_mul(*elements, d) : std::nullopt;
+  if (elements) elements = checked_add(m.expected_elements, *elements);
+  if (!elements)
+    throw SpecError("config.json: the sizes it gives make " + name + " (or the model's total) overflow 64 bits");
+  m.expected_elements = *elements;
   ExpectedTensor t;
   t.name = std::move(name);
   t.shape = std::move(shape);

@@ -31,6 +31,8 @@ class ConfigReader {
   // The raw field (first alias present) at this reader's level, or nullptr.
   const Json* field(std::initializer_list<std::string_view> aliases) const;
   // A positive integer that must be present.
+  // `v`, or a SpecError naming the field when it is past any real model's size.
+  uint64_t within_range(std::initializer_list<std::string_view> aliases, uint64_t v) const;
   uint64_t need(std::initializer_list<std::string_view> aliases) const;
   uint64_t get(std::initializer_list<std::string_view> aliases, uint64_t fallback) const;
   bool flag(std::initializer_list<std::string_view> aliases, bool fallback) const;

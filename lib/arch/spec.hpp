@@ -95,6 +95,7 @@ struct ArchModel {
   std::string family;                     // spec that produced it, e.g. "llama"
   std::vector<ExpectedTensor> tensors;
   std::vector<TensorAlternatives> alternatives;  // what ExpectedTensor::alternatives points into
+  uint64_t expected_elements = 0;  // of every tensor above; arch::add() checks that it stays in 64 bits
   std::vector<AttentionLayer> attention;  // main-model decoder layers, in order
   bool tied_embeddings = false;
   // Spec names start with "model." for the language model; reconcile finds the checkpoint's own

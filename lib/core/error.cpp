@@ -2,6 +2,16 @@
 
 namespace hfi {
 
+const char* error_kind_name(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::Usage: return "usage";
+    case ErrorKind::NotFound: return "not-found";
+    case ErrorKind::Network: return "network";
+    case ErrorKind::Malformed: return "malformed";
+  }
+  return "malformed";
+}
+
 std::string Error::describe() const {
   std::string out;
   if (!file.empty()) out += file;

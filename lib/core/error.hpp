@@ -15,6 +15,9 @@ enum class ErrorKind {
   Malformed,  // remote or local data does not follow its format
 };
 
+// "usage", "not-found", "network", "malformed": how a kind is named in machine-readable output.
+const char* error_kind_name(ErrorKind kind);
+
 struct Error {
   ErrorKind kind = ErrorKind::Malformed;
   std::string file;     // which input file (or URL) was at fault, if any

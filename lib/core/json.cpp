@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <unordered_map>
 
 namespace hfi {
 
@@ -208,33 +209,67 @@ bool Json::operator==(const Json& other) const {
 
 namespace {
 
-Json convert(simdjson::dom::element e) {
-  using T = simdjson::dom::element_type;
-  switch (e.type()) {
-    case T::NULL_VALUE: return Json();
-    case T::BOOL: return Json::make_bool(bool(e));
-    case T::INT64: return Json::make_int(int64_t(e));
-    case T::UINT64: return Json::make_uint(uint64_t(e));
-    case T::DOUBLE: return Json::make_double(double(e));
-    case T::STRING: return Json::make_string(std::string(std::string_view(e)));
-    case T::ARRAY: {
-      std::vector<Json> items;
-      simdjson::dom::array array(e);
-      items.reserve(array.size());
-      for (auto child : array) items.push_back(convert(child));
-      return Json::make_array(std::move(items));
+// Copies the DOM into a Json tree. A key repeated in one object keeps its first place and takes
+// its last value, as Python's json module (which every training and serving stack reads these
+// files with) does; each repeat's dotted path goes to `repeated`.
+class Converter {
+ public:
+  explicit Converter(std::vector<std::string>* repeated) : repeated_(repeated) {}
+
+  Json convert(simdjson::dom::element e) {
+    using T = simdjson::dom::element_type;
+    switch (e.type()) {
+      case T::NULL_VALUE: return Json();
+      case T::BOOL: return Json::make_bool(bool(e));
+      case T::INT64: return Json::make_int(int64_t(e));
+      case T::UINT64: return Json::make_uint(uint64_t(e));
+      case T::DOUBLE: return Json::make_double(double(e));
+      case T::STRING: return Json::make_string(std::string(std::string_view(e)));
+      case T::ARRAY: {
+        std::vector<Json> items;
+        simdjson::dom::array array(e);
+        items.reserve(array.size());
+        for (auto child : array) items.push_back(convert(child));
+        return Json::make_array(std::move(items));
+      }
+      case T::OBJECT: return convert_object(simdjson::dom::object(e));
     }
-    case T::OBJECT: {
-      std::vector<Json::Member> members;
-      simdjson::dom::object object(e);
-      members.reserve(object.size());
-      for (auto field : object)
-        members.emplace_back(std::string(field.key), convert(field.value));
-      return Json::make_object(std::move(members));
-    }
+    return Json();
   }
-  return Json();
-}
+
+ private:
+  Json convert_object(simdjson::dom::object object) {
+    std::vector<Json::Member> members;
+    members.reserve(object.size());
+    // Where each key went; small objects (nearly all) are searched in place instead.
+    constexpr size_t kSearchedInPlace = 16;
+    std::unordered_map<std::string_view, size_t> at;
+    if (object.size() > kSearchedInPlace) at.reserve(object.size());
+    for (auto field : object) {
+      const size_t depth = path_.size();
+      path_ += (path_.empty() ? "" : ".") + std::string(field.key);
+      Json value = convert(field.value);
+      size_t place = members.size();
+      if (object.size() > kSearchedInPlace) {
+        place = at.emplace(field.key, members.size()).first->second;
+      } else {
+        for (size_t k = 0; k < members.size(); ++k)
+          if (members[k].first == field.key) place = k;
+      }
+      if (place == members.size()) {
+        members.emplace_back(std::string(field.key), std::move(value));
+      } else {
+        members[place].second = std::move(value);
+        if (repeated_) repeated_->push_back(path_);
+      }
+      path_.resize(depth);
+    }
+    return Json::make_object(std::move(members));
+  }
+
+  std::vector<std::string>* repeated_;
+  std::string path_;  // dotted path of the member being converted
+};
 
 // simdjson refuses integers wider than 64 bits, yet transformers writes int(1e30) for an unbounded
 // model_max_length. Rewrite such literals as doubles (append ".0") and parse again.
@@ -323,11 +358,11 @@ Result<simdjson::dom::element> JsonDom::parse(std::string_view text, std::string
   return root;
 }
 
-Result<Json> parse_json(std::string_view text, std::string_view file, JsonLimits limits) {
+Result<Json> parse_json(std::string_view text, std::string_view file, JsonLimits limits, std::vector<std::string>* repeated_keys) {
   JsonDom dom;
   auto root = dom.parse(text, file, limits);
   if (!root) return root.error();
-  return convert(*root);
+  return Converter(repeated_keys).convert(*root);
 }
 
 }  // namespace hfi

@@ -78,8 +78,11 @@ struct JsonLimits {
   size_t max_depth = 64;
 };
 
-// Parses `text` as JSON. `file` names the input in error messages.
-Result<Json> parse_json(std::string_view text, std::string_view file, JsonLimits limits = {});
+// Parses `text` as JSON. `file` names the input in error messages. A key repeated in an object
+// takes its last value, as in Python; with `repeated_keys`, the dotted path of each repeat is
+// added there.
+Result<Json> parse_json(std::string_view text, std::string_view file, JsonLimits limits = {},
+                        std::vector<std::string>* repeated_keys = nullptr);
 
 // The simdjson DOM itself, for the few documents too large to copy into Json trees: shard headers
 // and indexes of big MoE checkpoints hold 100k entries. Same limits and error wording as

@@ -29,4 +29,10 @@ inline std::optional<uint64_t> parse_decimal(std::string_view s) {
   return v;
 }
 
+// `text` safe to print on a terminal: every control character but newline and tab (C0, DEL, and
+// the C1 range written as UTF-8) becomes a visible \xNN, so that a tensor name, a config value or
+// a server message cannot move the cursor, clear the screen or retitle the window. With
+// `keep_colour`, the few SGR colour sequences hfinspect itself writes are left as they are.
+std::string printable(std::string_view text, bool keep_colour = false);
+
 }  // namespace hfi

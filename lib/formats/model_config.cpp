@@ -7,15 +7,16 @@ ModelConfig& ModelConfig::operator=(const ModelConfig& other) {
   root_ = other.root_;
   text_key_ = other.text_key_;
   keys_read_ = other.keys_read_;
+  repeated_keys_ = other.repeated_keys_;
   text_ = text_key_.empty() ? nullptr : root_.find(text_key_);
   return *this;
 }
 
 Result<ModelConfig> ModelConfig::parse(std::string_view text, std::string_view file) {
-  auto json = parse_json(text, file, JsonLimits{16u << 20, 64});
+  ModelConfig cfg;
+  auto json = parse_json(text, file, JsonLimits{16u << 20, 64}, &cfg.repeated_keys_);
   if (!json) return json.error();
   if (!json->is_object()) return malformed(std::string(file), "", "is not a JSON object");
-  ModelConfig cfg;
   cfg.root_ = std::move(json.value());
   for (std::string_view key : {"text_config", "llm_config", "language_config"}) {
     const Json* nested = cfg.root_.find(key);

@@ -41,9 +41,12 @@ class ModelConfig {
 
   // Keys the analysis has read, per config level; used to find fields nobody understands.
   const std::set<std::string>& keys_read() const { return keys_read_; }
+  // Keys the file repeats in one object (dotted paths): the last value is the one read.
+  const std::vector<std::string>& repeated_keys() const { return repeated_keys_; }
 
  private:
   Json root_;
+  std::vector<std::string> repeated_keys_;
   const Json* text_ = nullptr;
   std::string text_key_;
   mutable std::set<std::string> keys_read_;

@@ -41,17 +41,17 @@ bool listed(const std::array<std::string_view, N>& keys, const std::string& key)
 }
 
 // Token ids appear as an integer or a list of integers.
-Result<std::vector<int64_t>> token_ids(const Json& v, const std::string& file, const std::string& field) {
-  std::vector<int64_t> out;
+Result<std::vector<Json>> token_ids(const Json& v, const std::string& file, const std::string& field) {
+  std::vector<Json> out;
   if (v.is_null()) return out;
   if (v.is_integer()) {
-    out.push_back(*v.as_int());
+    out.push_back(v);
     return out;
   }
   if (!v.is_array()) return malformed(file, field, "is neither a token id nor a list of token ids");
   for (const Json& item : v.items()) {
-    if (!item.is_integer() || !item.as_int()) return malformed(file, field, "holds a value that is not a token id");
-    out.push_back(*item.as_int());
+    if (!item.is_integer()) return malformed(file, field, "holds a value that is not a token id");
+    out.push_back(item);
   }
   return out;
 }
@@ -69,10 +69,10 @@ std::optional<std::string> token_text(const Json* v) {
 
 Result<GenerationConfig> parse_generation_config(std::string_view text, std::string_view file) {
   std::string f(file);
-  auto json = parse_json(text, file, JsonLimits{16u << 20, 64});
+  GenerationConfig g;
+  auto json = parse_json(text, file, JsonLimits{16u << 20, 64}, &g.repeated_keys);
   if (!json) return json.error();
   if (!json->is_object()) return malformed(f, "", "is not a JSON object");
-  GenerationConfig g;
   g.raw = std::move(json.value());
   for (const auto& [key, value] : g.raw.members()) {
     if (listed(kDecodingKeys, key)) g.decoding.emplace_back(key, value);
@@ -95,10 +95,10 @@ Result<GenerationConfig> parse_generation_config(std::string_view text, std::str
 
 Result<TokenizerConfig> parse_tokenizer_config(std::string_view text, std::string_view file) {
   std::string f(file);
-  auto json = parse_json(text, file, JsonLimits{64u << 20, 64});
+  TokenizerConfig t;
+  auto json = parse_json(text, file, JsonLimits{64u << 20, 64}, &t.repeated_keys);
   if (!json) return json.error();
   if (!json->is_object()) return malformed(f, "", "is not a JSON object");
-  TokenizerConfig t;
   t.raw = std::move(json.value());
   const Json& r = t.raw;
   if (const Json* c = r.find("tokenizer_class"); c && c->is_string()) t.tokenizer_class = c->as_string();

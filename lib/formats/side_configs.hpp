@@ -16,11 +16,14 @@ namespace hfi {
 
 struct GenerationConfig {
   Json raw;
+  std::vector<std::string> repeated_keys;  // keys repeated in one object (dotted paths): the last value is read
   // Decoding fields present in the file, in file order (do_sample, temperature, top_p, ...).
   std::vector<std::pair<std::string, Json>> decoding;
-  std::vector<int64_t> eos_token_ids;
-  std::optional<int64_t> bos_token_id;
-  std::optional<int64_t> pad_token_id;
+  // Token ids as the file writes them, integers of any size: a stray 2^64 - 1 is shown as it is,
+  // not squeezed into 64 signed bits.
+  std::vector<Json> eos_token_ids;
+  std::optional<Json> bos_token_id;
+  std::optional<Json> pad_token_id;
   // Keys that are neither decoding settings hfinspect shows nor known bookkeeping: an engine that
   // ignores them may decode differently from what the authors intended.
   std::vector<std::pair<std::string, Json>> unrecognized;
@@ -30,6 +33,7 @@ Result<GenerationConfig> parse_generation_config(std::string_view text, std::str
 
 struct TokenizerConfig {
   Json raw;
+  std::vector<std::string> repeated_keys;  // keys repeated in one object (dotted paths): the last value is read
   std::optional<std::string> tokenizer_class;
   std::optional<std::string> bos_token, eos_token, pad_token, unk_token;
   std::optional<bool> add_bos_token, add_eos_token;

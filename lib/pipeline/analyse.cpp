@@ -8,6 +8,8 @@
 #include <set>
 
 #include "analysis/index_check.hpp"
+#include "core/checked.hpp"
+#include "formats/config_defaults.hpp"
 #include "quant/declared.hpp"
 
 namespace hfi {
@@ -56,6 +58,18 @@ std::optional<Result<ArchModel>> build_spec(const ModelConfig& config) {
   return entry->build(config);
 }
 
+// Python's json module keeps the last of a repeated key, and so does hfinspect; a reader that
+// keeps the first would see another model, so each repeat is said.
+void note_repeated_keys(const Snapshot& snap, Report& r) {
+  auto note = [&r](const char* file, const std::vector<std::string>& keys) {
+    for (const auto& key : keys)
+      r.notes.push_back(std::string(file) + " repeats the key " + key + ": its last value is read, as Python's json module does");
+  };
+  if (snap.config) note("config.json", snap.config->repeated_keys());
+  if (snap.generation) note("generation_config.json", snap.generation->repeated_keys);
+  if (snap.tokenizer) note("tokenizer_config.json", snap.tokenizer->repeated_keys);
+}
+
 // Copies what the files say as they are, and decodes the stored tensors.
 void read_files(const Snapshot& snap, Report& r) {
   r.commit = snap.commit;
@@ -64,6 +78,7 @@ void read_files(const Snapshot& snap, Report& r) {
   r.generation = snap.generation;
   r.tokenizer = snap.tokenizer;
   r.notes = snap.notes;
+  note_repeated_keys(snap, r);
   r.other_weight_files = snap.other_weight_files;
   r.storage = decode_storage(snap.shards);
   r.index_mismatches = find_index_mismatches({snap.index ? &*snap.index : nullptr, snap.index_path, snap.shards});
@@ -167,11 +182,18 @@ Status compute_figures(const Snapshot& snap, const ModelConfig* cfg, const Repor
     kv_bytes = *b;
     r.kv_dtype = *options.kv_dtype;
   }
-  r.flops = compute_flops(spec, r.params, options.context);
-  r.kv = compute_kv_cache(spec, options.context, kv_bytes);
+  auto flops = compute_flops(spec, r.params, options.context);
+  if (!flops) return flops.error();
+  r.flops = *flops;
+  auto kv = compute_kv_cache(spec, options.context, kv_bytes);
+  if (!kv) return kv.error();
+  r.kv = *kv;
   r.memory.weight_bytes = snap.shards.empty() && r.index_total_size ? *r.index_total_size : r.storage.stored_bytes;
-  r.memory.kv_bytes = r.kv.bytes_at_context + r.kv.recurrent_state_bytes;
-  r.memory.total_bytes = r.memory.weight_bytes + r.memory.kv_bytes;
+  auto kv_bytes_total = checked_add(r.kv.bytes_at_context, r.kv.recurrent_state_bytes);
+  auto total = kv_bytes_total ? checked_add(r.memory.weight_bytes, *kv_bytes_total) : std::nullopt;
+  if (!total) return Error{ErrorKind::Usage, "--ctx", std::to_string(options.context), "the memory total at this context overflows 64 bits", ""};
+  r.memory.kv_bytes = *kv_bytes_total;
+  r.memory.total_bytes = *total;
   return Ok{};
 }
 
@@ -189,6 +211,7 @@ void find_unknown_fields(const ModelConfig* cfg, Report& r) {
         const std::string& key = member.first;  // named, not bound: clang 14 cannot capture a binding
         const Json& value = member.second;
         if (kStructureIrrelevant.count(key) || cfg->keys_read().count(key) || is_default_like(value)) continue;
+        if (const Json* unset = pretrained_config_defaults().find(key); unset && *unset == value) continue;
         if (is_spec_irrelevant(*r.spec, key)) continue;
         if (std::any_of(r.unknown_fields.begin(), r.unknown_fields.end(), [&](const UnknownField& u) { return u.name == key; }))
           continue;
@@ -210,6 +233,13 @@ void find_unknown_fields(const ModelConfig* cfg, Report& r) {
 }  // namespace
 
 Result<Report> build_report(Snapshot snap, const ReportOptions& options) {
+  if (!snap.config && snap.shards.empty() && !snap.index)
+    return not_found(snap.location,
+                     snap.other_weight_files.empty()
+                         ? "holds neither config.json nor safetensors weights: there is nothing to inspect"
+                         : "holds no config.json and no safetensors weights, only " + snap.other_weight_files.front() +
+                               (snap.other_weight_files.size() > 1 ? " and others" : "") + ", which hfinspect does not read",
+                     "give the folder (or repository) that holds the model's config.json");
   Report r;
   r.repo_id = options.repo_id;
   r.revision = options.revision;

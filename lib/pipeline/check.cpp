@@ -4,20 +4,20 @@
 
 namespace hfi {
 
-CheckResult check_reports(std::span<const Report> reports, const std::set<FindingKind>& fail_on, const Baseline& baseline) {
-  CheckResult result;
-  result.fail_on = fail_on;
-  for (const Report& report : reports) {
-    TargetCheck target{report.repo_id, report.commit, {}};
-    for (Finding& f : collect_findings(report)) {
-      bool selected = fail_on.count(f.kind) > 0;
-      bool in_baseline = baseline.accepts(target.repo, f.key());
-      if (selected && !in_baseline) ++result.new_findings;
-      target.findings.push_back({std::move(f), selected, in_baseline});
-    }
-    result.targets.push_back(std::move(target));
+void add_target(CheckResult& result, const std::string& name, const Result<Report>& report, const Baseline& baseline) {
+  if (!report) {
+    result.targets.push_back({name, "", {}, report.error()});
+    ++result.failed_targets;
+    return;
   }
-  return result;
+  TargetCheck target{report->repo_id, report->commit, {}, std::nullopt};
+  for (Finding& f : collect_findings(*report)) {
+    bool selected = result.fail_on.count(f.kind) > 0;
+    bool in_baseline = baseline.accepts(target.repo, f.key());
+    if (selected && !in_baseline) ++result.new_findings;
+    target.findings.push_back({std::move(f), selected, in_baseline});
+  }
+  result.targets.push_back(std::move(target));
 }
 
 Baseline baseline_of(const CheckResult& result) {

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <set>
-#include <span>
 
 #include "formats/baseline.hpp"
 #include "report/check_result.hpp"
@@ -11,7 +10,9 @@
 
 namespace hfi {
 
-CheckResult check_reports(std::span<const Report> reports, const std::set<FindingKind>& fail_on, const Baseline& baseline);
+// Adds one target to `result`: the report's findings, or why the target could not be inspected.
+// Reports are taken one by one, so that none is held longer than its findings need.
+void add_target(CheckResult& result, const std::string& target, const Result<Report>& report, const Baseline& baseline);
 
 // Every selected finding of every target: the baseline --write-baseline writes, which accepts
 // all that the check found.

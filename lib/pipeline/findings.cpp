@@ -22,10 +22,28 @@ std::vector<Finding> collect_findings(const Report& r) {
                    u.file == "config.json"
                        ? "config field " + u.name + " = " + short_value(u.value) + " is not read by the " + spec_name(r) + " spec"
                        : u.file + " key " + u.name + " = " + short_value(u.value) + " is not one hfinspect knows"});
-  for (const auto& g : r.reconcile.unexplained)
-    out.push_back({FindingKind::Unexplained, g.pattern,
-                   with_commas(g.tensors) + " tensor(s) " + g.pattern + " (" + with_commas(g.params) + " params) match nothing in the " +
-                       spec_name(r) + " spec"});
+  // Without a spec every tensor is "unexplained": one finding says why, not one per name pattern.
+  if (!r.spec && r.model_type.empty())
+    out.push_back({FindingKind::NoSpec, "config.json", "no config.json (or no model_type in it): the structure is not checked"});
+  else if (!r.spec)
+    out.push_back({FindingKind::NoSpec, r.model_type,
+                   "no architecture spec for model_type " + r.model_type +
+                       (r.text_model_type != r.model_type && !r.text_model_type.empty() ? " nor " + r.text_model_type : std::string()) +
+                       ": the totals come from the headers, the structure is not checked"});
+  if (r.spec)
+    for (const auto& g : r.reconcile.unexplained)
+      out.push_back({FindingKind::Unexplained, g.pattern,
+                     with_commas(g.tensors) + " tensor(s) " + g.pattern + " (" + with_commas(g.params) + " params) match nothing in the " +
+                         spec_name(r) + " spec"});
+  // A folder without headers is reconciled by the names its index lists: the same kinds of finding.
+  if (r.spec && r.index_reconcile) {
+    for (const auto& g : r.index_reconcile->unexplained)
+      out.push_back({FindingKind::Unexplained, g.pattern,
+                     with_commas(g.tensors) + " tensor(s) " + g.pattern + " listed in the index match nothing in the " + spec_name(r) +
+                         " spec"});
+    for (const auto& name : r.index_reconcile->missing)
+      out.push_back({FindingKind::Missing, name, name + " is expected by the " + spec_name(r) + " spec but not listed in the index"});
+  }
   for (const auto& m : r.reconcile.missing)
     out.push_back({FindingKind::Missing, m.name,
                    m.name + " (" + with_commas(m.params) + " params) is expected by the " + spec_name(r) + " spec but not stored"});
@@ -36,6 +54,14 @@ std::vector<Finding> collect_findings(const Report& r) {
     out.push_back({FindingKind::IndexMismatch, line.substr(0, line.find(':')), "index: " + line});
   if (r.quant)
     for (const auto& q : r.quant->findings) out.push_back({FindingKind::Quant, q.check + ":" + q.subject, q.check + ": " + q.message});
+  // Nothing stored to hold the config to: every other kind would pass on an empty checkpoint.
+  if (r.shard_count == 0 && !r.index_reconcile)
+    out.push_back({FindingKind::NoWeights, "safetensors",
+                   r.other_weight_files.empty()
+                       ? "no safetensors headers or index: nothing stored was checked, the figures come from config.json alone"
+                       : "no safetensors headers or index (only " + r.other_weight_files.front() +
+                             (r.other_weight_files.size() > 1 ? " and others" : "") +
+                             ", which hfinspect does not read): nothing stored was checked"});
   return out;
 }
 

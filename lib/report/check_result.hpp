@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error.hpp"
 #include "report/findings.hpp"
 
 namespace hfi {
@@ -24,12 +25,14 @@ struct TargetCheck {
   std::string repo;
   std::string commit;  // empty when the source does not know it
   std::vector<CheckedFinding> findings;
+  std::optional<Error> error;  // the target could not be inspected: no findings, the reason
 };
 
 struct CheckResult {
   std::set<FindingKind> fail_on;
   std::vector<TargetCheck> targets;
   size_t new_findings = 0;  // selected and not in the baseline: what makes the check fail
+  size_t failed_targets = 0;  // targets with an error
 };
 
 enum class CheckFormat { Text, Json, Github };

@@ -10,13 +10,16 @@ std::string_view finding_kind_name(FindingKind kind) {
     case FindingKind::ShapeMismatch: return "shape-mismatch";
     case FindingKind::IndexMismatch: return "index-mismatch";
     case FindingKind::Quant: return "quant";
+    case FindingKind::NoWeights: return "no-weights";
+    case FindingKind::NoSpec: return "no-spec";
   }
   return "unknown";
 }
 
 const std::vector<FindingKind>& all_finding_kinds() {
   static const std::vector<FindingKind> kinds = {FindingKind::UnknownField, FindingKind::Unexplained, FindingKind::Missing,
-                                                 FindingKind::ShapeMismatch, FindingKind::IndexMismatch, FindingKind::Quant};
+                                                 FindingKind::ShapeMismatch, FindingKind::IndexMismatch, FindingKind::Quant,
+                                                 FindingKind::NoWeights, FindingKind::NoSpec};
   return kinds;
 }
 

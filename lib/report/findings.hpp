@@ -11,9 +11,10 @@
 
 namespace hfi {
 
-enum class FindingKind { UnknownField, Unexplained, Missing, ShapeMismatch, IndexMismatch, Quant };
+enum class FindingKind { UnknownField, Unexplained, Missing, ShapeMismatch, IndexMismatch, Quant, NoWeights, NoSpec };
 
-// "unknown-fields", "unexplained", "missing", "shape-mismatch", "index-mismatch", "quant".
+// "unknown-fields", "unexplained", "missing", "shape-mismatch", "index-mismatch", "quant",
+// "no-weights", "no-spec".
 std::string_view finding_kind_name(FindingKind kind);
 std::optional<FindingKind> parse_finding_kind(std::string_view name);
 const std::vector<FindingKind>& all_finding_kinds();

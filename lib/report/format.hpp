@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/text.hpp"  // printable(): every text renderer's output passes through it
+
 namespace hfi {
 
 std::string with_commas(uint64_t v);      // 8030261248 -> "8,030,261,248"

@@ -1,6 +1,7 @@
 // Renderers for `hfinspect check`: a list for people, JSON for scripts, workflow commands for
 // GitHub Actions (one annotation per selected finding).
 #include "core/json.hpp"
+#include "core/text.hpp"
 #include "report/check_result.hpp"
 
 namespace hfi {
@@ -21,6 +22,10 @@ std::string github_escape(const std::string& text) {
 }
 
 void target_text(std::string& out, const TargetCheck& t) {
+  if (t.error) {
+    out += t.repo + ": error (" + error_kind_name(t.error->kind) + "): " + t.error->describe() + "\n";
+    return;
+  }
   size_t count = 0;
   for (const auto& c : t.findings) count += c.selected;
   out += t.repo + (t.commit.empty() ? "" : " @ " + t.commit.substr(0, 12)) + ": " + std::to_string(count) + " finding(s)\n";
@@ -29,6 +34,14 @@ void target_text(std::string& out, const TargetCheck& t) {
     out += std::string(c.in_baseline ? "  ok    " : "  FAIL  ") + std::string(finding_kind_name(c.finding.kind)) + "  " + c.finding.message +
            (c.in_baseline ? "  (in the baseline)" : "") + "\n";
   }
+}
+
+// "error" (not inspected), "findings" (a selected finding the baseline does not accept) or "ok".
+const char* status_name(const TargetCheck& t) {
+  if (t.error) return "error";
+  for (const auto& c : t.findings)
+    if (c.selected && !c.in_baseline) return "findings";
+  return "ok";
 }
 
 Json target_json(const TargetCheck& t) {
@@ -42,8 +55,14 @@ Json target_json(const TargetCheck& t) {
                                           {"selected", Json::make_bool(c.selected)},
                                           {"in_baseline", Json::make_bool(c.in_baseline)}}));
   }
+  Json error;
+  if (t.error)
+    error = Json::make_object({{"kind", Json::make_string(error_kind_name(t.error->kind))},
+                               {"message", Json::make_string(t.error->describe())}});
   return Json::make_object({{"repo", Json::make_string(t.repo)},
                             {"commit", t.commit.empty() ? Json() : Json::make_string(t.commit)},
+                            {"status", Json::make_string(status_name(t))},
+                            {"error", std::move(error)},
                             {"findings", Json::make_array(std::move(findings))}});
 }
 
@@ -59,8 +78,9 @@ std::optional<CheckFormat> parse_check_format(std::string_view name) {
 std::string render_check_text(const CheckResult& result) {
   std::string out;
   for (const auto& t : result.targets) target_text(out, t);
-  out += "check: " + std::to_string(result.new_findings) + " new finding(s) in " + std::to_string(result.targets.size()) + " target(s)\n";
-  return out;
+  out += "check: " + std::to_string(result.new_findings) + " new finding(s) in " + std::to_string(result.targets.size()) + " target(s)" +
+         (result.failed_targets ? ", " + std::to_string(result.failed_targets) + " of them not inspected" : std::string()) + "\n";
+  return printable(out);
 }
 
 std::string render_check_json(const CheckResult& result) {
@@ -70,18 +90,23 @@ std::string render_check_json(const CheckResult& result) {
   Json doc = Json::make_object({{"schema_version", Json::make_int(1)},
                                 {"fail_on", Json::make_array(std::move(kinds))},
                                 {"new_findings", Json::make_uint(result.new_findings)},
+                                {"failed_targets", Json::make_uint(result.failed_targets)},
                                 {"targets", Json::make_array(std::move(targets))}});
   return doc.dump_pretty() + "\n";
 }
 
 std::string render_check_github(const CheckResult& result) {
   std::string out;
-  for (const auto& t : result.targets)
+  for (const auto& t : result.targets) {
+    if (t.error)
+      out += "::error title=hfinspect " + std::string(error_kind_name(t.error->kind)) + "::" +
+             printable(github_escape(t.repo + ": " + t.error->describe())) + "\n";
     for (const auto& c : t.findings) {
       if (!c.selected) continue;
       out += std::string(c.in_baseline ? "::notice" : "::error") + " title=hfinspect " + std::string(finding_kind_name(c.finding.kind)) +
-             "::" + github_escape(t.repo + ": " + c.finding.message) + "\n";
+             "::" + printable(github_escape(t.repo + ": " + c.finding.message)) + "\n";
     }
+  }
   return out;
 }
 

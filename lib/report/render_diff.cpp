@@ -170,7 +170,7 @@ std::string render_diff_text(const ReportDiff& d, bool color) {
   Style st{color};
   std::string out;
   for (TextSection section : kTextSections) section(out, st, d);
-  return out;
+  return printable(out, color);
 }
 
 std::string render_diff_json(const ReportDiff& d) {
@@ -188,7 +188,7 @@ std::string render_diff_json(const ReportDiff& d) {
 std::string render_diff_markdown(const ReportDiff& d) {
   std::string out;
   for (MarkdownSection section : kMarkdownSections) section(out, d);
-  return out;
+  return printable(out);
 }
 
 std::string render_diff(const ReportDiff& d, DiffFormat format, bool color) {

@@ -27,7 +27,6 @@ Json groups(const std::vector<PatternGroup>& gs) {
 
 Json nullable_string(const std::optional<std::string>& s) { return s ? Json::make_string(*s) : Json(); }
 Json nullable_bool(const std::optional<bool>& b) { return b ? Json::make_bool(*b) : Json(); }
-Json nullable_int(const std::optional<int64_t>& v) { return v ? Json::make_int(*v) : Json(); }
 Json empty_is_null(const std::string& s) { return s.empty() ? Json() : Json::make_string(s); }
 
 Json layer_kind_counts(const ArchModel& spec) {
@@ -195,12 +194,12 @@ Json generation_json(const Report& r) {
   Obj decoding;
   for (const auto& [k, v] : g.decoding) decoding.add(k, v);
   std::vector<Json> eos;
-  for (auto id : g.eos_token_ids) eos.push_back(Json::make_int(id));
+  for (const Json& id : g.eos_token_ids) eos.push_back(id);
   return Obj()
       .add("decoding", decoding.done())
       .add("eos_token_ids", Json::make_array(std::move(eos)))
-      .add("bos_token_id", nullable_int(g.bos_token_id))
-      .add("pad_token_id", nullable_int(g.pad_token_id))
+      .add("bos_token_id", g.bos_token_id.value_or(Json()))
+      .add("pad_token_id", g.pad_token_id.value_or(Json()))
       .done();
 }
 

@@ -83,7 +83,7 @@ constexpr MarkdownSection kSections[] = {title_section, figures_section, roles_s
 std::string render_markdown(const Report& r) {
   std::string out;
   for (MarkdownSection section : kSections) section(out, r);
-  return out;
+  return printable(out);
 }
 
 }  // namespace hfi

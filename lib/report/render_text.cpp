@@ -229,7 +229,7 @@ void generation_section(std::string& out, const Style& st, const Report& r) {
   for (const auto& [k, v] : r.generation->decoding) g += (g.empty() ? "" : ", ") + k + " " + v.dump();
   if (!r.generation->eos_token_ids.empty()) {
     std::string ids;
-    for (auto id : r.generation->eos_token_ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    for (const Json& id : r.generation->eos_token_ids) ids += (ids.empty() ? "" : ",") + id.dump();
     g += (g.empty() ? "" : ", ") + std::string("eos ") + ids;
   }
   line(out, st, "Generation", g.empty() ? "no decoding defaults" : g);
@@ -270,7 +270,7 @@ std::string render_text(const Report& r, bool color) {
   Style st{color};
   std::string out;
   for (TextSection section : kSections) section(out, st, r);
-  return out;
+  return printable(out, color);
 }
 
 }  // namespace hfi

@@ -90,6 +90,11 @@ Result<RepoRef> parse_repo_ref(const std::string& text) {
   if (slash == std::string::npos || rest.find('/', slash + 1) != std::string::npos ||
       !valid_repo_part(rest.substr(0, slash)) || !valid_repo_part(rest.substr(slash + 1)))
     return Error{ErrorKind::Usage, text, "", "is neither a directory nor a repository id of the form org/name", {}};
+  // The cache folder joins org and name with "--": a--b/c and a/b--c would share models--a--b--c.
+  // huggingface_hub refuses such ids for that reason, and the Hub has none.
+  if (rest.find("--") != std::string::npos || rest.find("..") != std::string::npos)
+    return Error{ErrorKind::Usage, text, "", "a repository id may not contain '--' or '..'",
+                 "check the id on the Hub; to read a cache folder models--org--name, give its snapshots/<commit> folder"};
   ref.repo_id = rest;
   return ref;
 }

@@ -17,12 +17,18 @@ std::string env(const char* name) {
   return v ? std::string(v) : std::string();
 }
 
+// A token is a few dozen bytes. Only a regular file is opened (a FIFO would block the run until
+// something writes to it), and only its first few KB are read.
 std::string read_token_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
+  constexpr size_t kMostTokenBytes = 4096;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return {};
+  std::ifstream in(path, std::ios::binary);
   if (!in) return {};
-  std::string line;
-  std::getline(in, line, '\0');
-  return trim(line.substr(0, 4096));
+  std::string text(kMostTokenBytes, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  return trim(text.substr(0, text.find('\0')));
 }
 
 }  // namespace
@@ -60,6 +66,16 @@ HubSettings hub_settings_from_environment() {
       break;
     }
   return s;
+}
+
+Status check_token(const HubSettings& settings) {
+  for (unsigned char c : settings.token)
+    if (c < 0x20 || c == 0x7f)
+      // Sent as it is, a CR or LF would end the Authorization header and start another one.
+      return Error{ErrorKind::Usage, settings.token_source, "",
+                   "the access token holds a control character (a line break?), so it was not sent; the token itself is not shown",
+                   "copy the token again from https://huggingface.co/settings/tokens"};
+  return Ok{};
 }
 
 }  // namespace hfi

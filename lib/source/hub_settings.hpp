@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <string>
 
+#include "core/error.hpp"
+
 namespace hfi {
 
 struct HubSettings {
@@ -24,5 +26,9 @@ struct HubSettings {
 bool env_flag(const char* name);
 
 HubSettings hub_settings_from_environment();
+
+// A token that could not be sent as one header value (CR, LF or another control character) is a
+// usage error; the message names where it came from, never the token.
+Status check_token(const HubSettings& settings);
 
 }  // namespace hfi

@@ -12,6 +12,27 @@ namespace {
 // A model repository is shallow; bound the walk so a wrong path (say, $HOME) cannot take forever.
 constexpr int kMaxDepth = 3;
 constexpr size_t kMaxEntries = 100'000;
+
+bool is_inside(const fs::path& path, const fs::path& dir) {
+  if (dir.empty()) return false;
+  auto rel = path.lexically_relative(dir);
+  return !rel.empty() && *rel.begin() != ".." && rel.is_relative();
+}
+
+// The folders a symlink may lead into: the folder given, and for a Hugging Face cache snapshot
+// (models--org--name/snapshots/<sha>) the blobs/ folder its files point into.
+std::vector<fs::path> symlink_targets_allowed(const fs::path& root) {
+  std::error_code ec;
+  fs::path real = fs::canonical(root, ec);
+  if (ec) return {};
+  std::vector<fs::path> out{real};
+  fs::path snapshots = real.parent_path();
+  if (snapshots.filename() == "snapshots") {
+    fs::path blobs = fs::canonical(snapshots.parent_path() / "blobs", ec);
+    if (!ec) out.push_back(blobs);
+  }
+  return out;
+}
 }  // namespace
 
 const char* source_kind_name(SourceKind kind) {
@@ -25,33 +46,55 @@ const char* source_kind_name(SourceKind kind) {
 }
 
 LocalSource::LocalSource(fs::path root, SourceKind kind, std::string commit)
-    : root_(std::move(root)), kind_(kind), commit_(std::move(commit)) {}
+    : root_(std::move(root)), kind_(kind), commit_(std::move(commit)), allowed_(symlink_targets_allowed(root_)) {}
+
+// A file of the folder, or a symlink to one inside the folder or the cache's blobs/; checked when
+// it is read. Directory symlinks are never entered: a `loop -> .` would list every file again
+// under a new name.
+Status LocalSource::check_readable(const fs::path& p) const {
+  std::error_code ec;
+  if (!fs::is_symlink(p, ec)) return Ok{};
+  fs::path target = fs::canonical(p, ec);
+  if (ec) return not_found(p.string(), "is a symlink whose target cannot be read: " + ec.message());
+  for (const auto& dir : allowed_)
+    if (is_inside(target, dir)) return Ok{};
+  return Error{ErrorKind::Usage, p.string(), "",
+               "is a symlink to " + target.string() + ", outside the folder given and outside a Hugging Face cache's blobs/",
+               "copy the file into the folder, or give the folder it lives in"};
+}
 
 Result<std::vector<FileEntry>> LocalSource::list_files() {
   std::error_code ec;
   if (!fs::is_directory(root_, ec))
     return not_found(root_.string(), "is not a directory", "give a directory holding config.json and .safetensors files");
   std::vector<FileEntry> out;
-  fs::recursive_directory_iterator it(root_, fs::directory_options::follow_directory_symlink, ec), end;
+  fs::recursive_directory_iterator it(root_, ec), end;
   if (ec) return not_found(root_.string(), "cannot be read: " + ec.message());
   size_t seen = 0;
   for (; it != end; it.increment(ec)) {
     if (ec) return not_found(root_.string(), "cannot be read: " + ec.message());
-    if (++seen > kMaxEntries) break;
+    if (++seen > kMaxEntries)
+      return Error{ErrorKind::Usage, root_.string(), "",
+                   "holds more than " + std::to_string(kMaxEntries) + " files and folders within " + std::to_string(kMaxDepth) +
+                       " levels, more than any model repository",
+                   "give the folder that holds the model's config.json"};
     const fs::path& p = it->path();
     std::string name = p.filename().string();
     if (!name.empty() && name.front() == '.') {  // .cache, .git, .no_exist: never model files
       if (it->is_directory(ec)) it.disable_recursion_pending();
       continue;
     }
+    if (it->is_symlink(ec) && it->is_directory(ec)) continue;  // not entered (see check_readable)
     if (it->is_directory(ec)) {
       if (it.depth() + 1 >= kMaxDepth) it.disable_recursion_pending();
       continue;
     }
-    if (!it->is_regular_file(ec)) continue;  // follows symlinks: cache snapshots point into blobs/
+    // Follows a file symlink (cache snapshots point into blobs/); reading it checks where it leads.
+    if (!it->is_regular_file(ec)) continue;
     uint64_t size = it->file_size(ec);
     if (ec) continue;
-    out.push_back({fs::relative(p, root_, ec).generic_string(), size});
+    // The name in the folder, not the target's: a snapshot's files are symlinks to ../../blobs/<hash>.
+    out.push_back({p.lexically_relative(root_).generic_string(), size});
   }
   std::sort(out.begin(), out.end(), [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
   return out;
@@ -61,6 +104,7 @@ Result<std::optional<std::string>> LocalSource::read_file(const std::string& pat
   fs::path p = root_ / path;
   std::error_code ec;
   if (!fs::is_regular_file(p, ec)) return std::optional<std::string>{};
+  if (auto readable = check_readable(p); !readable) return readable.error();
   uint64_t size = fs::file_size(p, ec);
   if (ec) return not_found(p.string(), "cannot be read: " + ec.message());
   if (size > max_bytes)
@@ -77,6 +121,10 @@ std::vector<Result<std::string>> LocalSource::read_ranges(const std::vector<Rang
   out.reserve(requests.size());
   for (const auto& r : requests) {
     fs::path p = root_ / r.path;
+    if (auto readable = check_readable(p); !readable) {
+      out.emplace_back(readable.error());
+      continue;
+    }
     std::error_code ec;
     uint64_t size = fs::file_size(p, ec);
     if (ec) {

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "source/source.hpp"
 
@@ -21,9 +22,12 @@ class LocalSource final : public Source {
   std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) override;
 
  private:
+  Status check_readable(const std::filesystem::path& p) const;
+
   std::filesystem::path root_;
   SourceKind kind_;
   std::string commit_;
+  std::vector<std::filesystem::path> allowed_;  // where a symlink may lead (real paths)
 };
 
 }  // namespace hfi

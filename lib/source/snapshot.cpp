@@ -56,6 +56,9 @@ std::vector<std::string> choose_unindexed_shards(const std::vector<FileEntry>& f
     }
   }
   if (!chosen->first.empty()) notes.push_back("weights found in subfolder " + chosen->first);
+  // Shorter names first: of a shard and its copy ("model (1).safetensors"), the original is read
+  // first and stays (drop_copied_shards).
+  std::stable_sort(shards.begin(), shards.end(), [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
   return shards;
 }
 
@@ -147,6 +150,49 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
   return out;
 }
 
+// A listing that names a file twice (a repository info with a repeated sibling) would have it
+// read, and counted, twice. The first entry stays.
+void drop_repeated_entries(std::vector<FileEntry>& files, std::vector<std::string>& notes) {
+  std::unordered_map<std::string, size_t> seen;
+  std::vector<FileEntry> kept;
+  kept.reserve(files.size());
+  for (auto& f : files) {
+    if (seen.emplace(f.path, kept.size()).second) kept.push_back(std::move(f));
+    else notes.push_back("the file listing names " + f.path + " more than once: it is read once");
+  }
+  files = std::move(kept);
+}
+
+// Without an index nothing says which files make up the checkpoint: a second copy of a shard
+// (model.safetensors beside "model (1).safetensors") would double every count. A shard whose
+// tensors are exactly those of an earlier one is left out, and said; one that shares only some
+// is kept, and said, since its tensors are then counted twice.
+void drop_copied_shards(std::vector<ShardHeader>& shards, std::vector<std::string>& notes) {
+  std::unordered_map<std::string_view, size_t> holder;  // tensor name -> first shard that holds it
+  std::vector<ShardHeader> kept;
+  for (auto& s : shards) {
+    std::optional<size_t> copy_of;
+    size_t shared = 0;
+    for (const auto& t : s.header.tensors)
+      if (auto it = holder.find(t.name); it != holder.end()) {
+        ++shared;
+        copy_of = it->second;
+      }
+    const bool same_tensors = copy_of && shared == s.header.tensors.size() &&
+                              kept[*copy_of].header.tensors.size() == s.header.tensors.size();
+    if (same_tensors) {
+      notes.push_back(s.path + " holds exactly the tensors of " + kept[*copy_of].path + ": a copy, left out of the counts");
+      continue;
+    }
+    if (shared > 0)
+      notes.push_back(s.path + " repeats " + std::to_string(shared) + " tensor(s) of " + kept[*copy_of].path +
+                      ", and no index says which file holds them: they are counted twice");
+    for (const auto& t : s.header.tensors) holder.emplace(t.name, kept.size());
+    kept.push_back(std::move(s));
+  }
+  shards = std::move(kept);
+}
+
 }  // namespace
 
 Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
@@ -156,6 +202,7 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
   snap.commit = source.commit();
   auto listing = source.list_files();
   if (!listing) return listing.error();
+  drop_repeated_entries(*listing, snap.notes);
   std::unordered_map<std::string, uint64_t> sizes;
   for (const auto& f : *listing) sizes[f.path] = f.size;
 
@@ -219,6 +266,7 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
     if (!headers) return headers.error();
     for (size_t i = 0; i < chunk.size(); ++i) snap.shards.push_back({chunk[i], std::move((*headers)[i])});
   }
+  if (!snap.index) drop_copied_shards(snap.shards, snap.notes);
   return snap;
 }
 

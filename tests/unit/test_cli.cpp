@@ -200,3 +200,144 @@ TEST_CASE("check: unknown generation_config and tokenizer_config keys are findin
   CHECK_THAT(slurp(baseline), Catch::Contains("unknown-fields:generation_config.json:dry_multiplier"));
   CHECK(run("check " + dir.string() + " --fail-on unknown-fields --baseline " + baseline.string()).code == 0);
 }
+
+TEST_CASE("a token with a line break is refused before any request, and never shown") {
+  // Sent as it is, "\r\nX-Injected: yes" would reach the server as a header of its own. Nothing
+  // listens on port 9: the refusal must come before the first connection.
+  auto r = run("org/name", "HF_ENDPOINT=http://127.0.0.1:9 HF_TOKEN=\"$(printf 'hf_secret\\r\\nX-Injected: yes')\"");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("HF_TOKEN") && Catch::Contains("control character"));
+  CHECK_THAT(r.err, !Catch::Contains("hf_secret") && !Catch::Contains("X-Injected"));
+  auto flag = run("org/name --token \"$(printf 'hf_secret\\nX: 1')\"", "HF_ENDPOINT=http://127.0.0.1:9");
+  CHECK(flag.code == 2);
+  CHECK_THAT(flag.err, Catch::Contains("--token") && !Catch::Contains("hf_secret"));
+}
+
+TEST_CASE("a token file that is a FIFO does not hold the run") {
+  fs::path home = fs::path(HFINSPECT_TEST_WORK_DIR) / "token-home";
+  fs::remove_all(home);
+  fs::create_directories(home);
+  REQUIRE(std::system(("mkfifo " + (home / "token").string()).c_str()) == 0);
+  fs::path model = hfi::testing::materialized("HuggingFaceTB/SmolLM2-135M");
+  // timeout(1) ends a run that blocks opening the FIFO with 124.
+  auto fifo = run(model.string() + " --json", "HF_HOME=" + home.string() + " timeout 30");
+  CHECK(fifo.code == 0);
+  fs::remove_all(home);
+}
+
+TEST_CASE("check fails on a target with nothing to check, instead of passing on nothing") {
+  fs::path base = fs::path(HFINSPECT_TEST_WORK_DIR) / "nothing";
+  fs::remove_all(base);
+  fs::create_directories(base / "empty");
+  fs::create_directories(base / "bin-only");
+  std::ofstream(base / "bin-only" / "pytorch_model.bin") << "not read";
+  fs::create_directories(base / "config-only");
+  fs::copy_file(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B/config.json", base / "config-only" / "config.json");
+
+  auto empty = run("check " + (base / "empty").string());
+  CHECK(empty.code == 3);
+  CHECK_THAT(empty.out, Catch::Contains("nothing to inspect"));
+  auto bin_only = run("check " + (base / "bin-only").string());
+  CHECK(bin_only.code == 3);
+  CHECK_THAT(bin_only.out, Catch::Contains("pytorch_model.bin"));
+  auto inspect_empty = run((base / "empty").string());
+  CHECK(inspect_empty.code == 3);
+  CHECK_THAT(inspect_empty.err, Catch::Contains("nothing to inspect"));
+  // A config alone still gives a report (sizing from the config is a use of its own), but a
+  // check of it is a no-weights finding, which the default selection fails on.
+  auto report = run((base / "config-only").string() + " --json");
+  CHECK(report.code == 0);
+  auto config_only = run("check " + (base / "config-only").string());
+  CHECK(config_only.code == 1);
+  CHECK_THAT(config_only.out, Catch::Contains("no-weights"));
+  auto other_kinds = run("check " + (base / "config-only").string() + " --fail-on unexplained");
+  CHECK(other_kinds.code == 0);
+}
+
+TEST_CASE("configs whose sizes cannot be real end with exit 5 naming the field, never a wrapped figure") {
+  fs::path base = fs::path(HFINSPECT_TEST_WORK_DIR) / "hostile-configs";
+  // Llama-3.1-8B's own config with one value changed.
+  auto with = [&](const std::string& name, const std::string& from, const std::string& to) {
+    fs::path dir = base / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::string text = slurp(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B/config.json");
+    auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    std::ofstream(dir / "config.json") << text;
+    return dir.string();
+  };
+  auto vocab = run(with("vocab", "\"vocab_size\": 128256", "\"vocab_size\": 4611686018427387904"));
+  CHECK(vocab.code == 5);
+  CHECK_THAT(vocab.err, Catch::Contains("vocab_size") && Catch::Contains("4611686018427387904"));
+  // hidden_size 2^32 - 1 passes the reader, but each square projection then holds nearly 2^64
+  // elements, and the model's total cannot be held in 64 bits.
+  auto product = run(with("product", "\"hidden_size\": 4096", "\"hidden_size\": 4294967295") + " --json");
+  CHECK(product.code == 5);
+  auto kv_heads = run(with("kv-heads", "\"num_key_value_heads\": 8", "\"num_key_value_heads\": 18446744073709551615"));
+  CHECK(kv_heads.code == 5);
+  CHECK_THAT(kv_heads.err, Catch::Contains("num_key_value_heads"));
+  // A billion layers: the spec stops at its tensor limit instead of allocating until killed.
+  auto layers = run(with("layers", "\"num_hidden_layers\": 32", "\"num_hidden_layers\": 1000000000"), "timeout 60");
+  CHECK(layers.code == 5);
+  CHECK_THAT(layers.err, Catch::Contains("tensors"));
+  // Heads 2^32 - 1 wide: at 8,192 tokens the figures fit 64 bits; at 2^22 tokens the attention
+  // FLOPs (2 x 32 heads x 2 x (2^32 - 1) x 2^22 x 32 layers, about 2^66) do not, and are refused.
+  std::string wide = with("wide-heads", "\"num_key_value_heads\": 8", "\"num_key_value_heads\": 8, \"head_dim\": 4294967295");
+  CHECK(run(wide + " --json").code == 0);
+  auto ctx = run(wide + " --ctx 4194304");
+  CHECK(ctx.code == 2);
+  CHECK_THAT(ctx.err, Catch::Contains("--ctx") && Catch::Contains("overflows"));
+}
+
+TEST_CASE("control characters from a config never reach the terminal raw") {
+  // An architectures entry that would retitle the window (OSC 0) and clear the screen (CSI 2J),
+  // and a C1 CSI (U+009B): printed as visible \xNN text.
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "hostile" / "escapes";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string text = slurp(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B/config.json");
+  const std::string from = "\"LlamaForCausalLM\"";
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), R"("\u001b]0;pwned\u0007\u001b[2JLlama\u009b31m")");
+  std::ofstream(dir / "config.json") << text;
+  auto r = run(dir.string());
+  CHECK(r.code == 0);
+  CHECK(r.out.find('\x1b') == std::string::npos);
+  CHECK(r.out.find('\x07') == std::string::npos);
+  CHECK(r.out.find("\xc2\x9b") == std::string::npos);
+  CHECK_THAT(r.out, Catch::Contains("\\x1b]0;pwned\\x07\\x1b[2JLlama\\x9b31m"));
+}
+
+TEST_CASE("check goes on past a target that fails, reports each, and exits with the worst code") {
+  fs::path empty = fs::path(HFINSPECT_TEST_WORK_DIR) / "nothing-at-all";
+  fs::remove_all(empty);
+  fs::create_directories(empty);
+  std::string good = hfi::testing::materialized("meta-llama/Llama-3.1-8B").string();
+  auto text = run("check " + empty.string() + " " + good);
+  CHECK(text.code == 3);
+  CHECK_THAT(text.out, Catch::Contains(empty.string() + ": error (not-found)"));
+  CHECK_THAT(text.out, Catch::Contains(good + ": 0 finding(s)"));
+  auto json = run("check " + empty.string() + " " + good + " --format json");
+  CHECK(json.code == 3);
+  CHECK_THAT(json.out, Catch::Contains("\"failed_targets\": 1") && Catch::Contains("\"status\": \"error\"") &&
+                           Catch::Contains("\"status\": \"ok\""));
+}
+
+TEST_CASE("check: tensors an index lists that the spec does not know are findings, without headers too") {
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "index-only-extra";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path fixture = hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B";
+  fs::copy_file(fixture / "config.json", dir / "config.json");
+  std::string index = slurp(fixture / "model.safetensors.index.json");
+  std::string extra;
+  for (int i = 0; i < 32; ++i)
+    extra += "\"model.layers." + std::to_string(i) + ".self_attn.extra_gate.weight\": \"model-00001-of-00004.safetensors\",";
+  index.insert(index.find('{', index.find("\"weight_map\"")) + 1, extra);
+  std::ofstream(dir / "model.safetensors.index.json") << index;
+  auto r = run("check " + dir.string() + " --fail-on unexplained");
+  CHECK(r.code == 1);
+  CHECK_THAT(r.out, Catch::Contains("model.layers.{i}.self_attn.extra_gate.weight") && Catch::Contains("listed in the index"));
+}

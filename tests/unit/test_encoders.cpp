@@ -93,13 +93,13 @@ TEST_CASE("bert spec: a classifier named by architectures is required") {
 
 TEST_CASE("encoders have no KV cache; attention FLOPs stop at the longest sequence") {
   hfi::ArchModel m = build(kBertTiny);
-  hfi::KvCache kv = hfi::compute_kv_cache(&m, 8192, 2);
+  hfi::KvCache kv = hfi::compute_kv_cache(&m, 8192, 2).value();
   CHECK(kv.encoder_only);
   CHECK(kv.bytes_per_token == 0);
   CHECK(kv.bytes_at_context == 0);
   hfi::ParamBreakdown p;
-  hfi::FlopsPerToken at_max = hfi::compute_flops(&m, p, 32);
-  hfi::FlopsPerToken beyond = hfi::compute_flops(&m, p, 8192);
+  hfi::FlopsPerToken at_max = hfi::compute_flops(&m, p, 32).value();
+  hfi::FlopsPerToken beyond = hfi::compute_flops(&m, p, 8192).value();
   CHECK(at_max.attention == 2ull * 2 * 4 * (16 + 16) * 32);  // 2 layers, 4 heads of 16, 32 tokens
   CHECK(beyond.attention == at_max.attention);
 }

@@ -2,6 +2,7 @@
 // percent-encoding as huggingface_hub sends it, and the retry policy.
 #include <catch2/catch.hpp>
 
+#include "core/text.hpp"
 #include "http/retry.hpp"
 #include "http/url.hpp"
 #include "source/hf_cache.hpp"
@@ -82,4 +83,24 @@ TEST_CASE("repository references: ids, revisions and Hub URLs") {
   CHECK(raw_pr->revision == "refs/pr/7");
   CHECK_FALSE(hfi::parse_repo_ref("https://huggingface.co/org"));
   CHECK_FALSE(hfi::parse_repo_ref("a/b/c"));
+}
+
+TEST_CASE("repository references: ids whose cache folders would collide are refused") {
+  // a--b/c and a/b--c would both live in models--a--b--c.
+  for (const char* id : {"a--b/c", "a/b--c", "org/na..me"}) {
+    auto ref = hfi::parse_repo_ref(id);
+    REQUIRE_FALSE(ref);
+    CHECK(ref.error().kind == hfi::ErrorKind::Usage);
+    CHECK_THAT(ref.error().describe(), Catch::Contains("'--'"));
+  }
+  CHECK(hfi::parse_repo_ref("a-b/c-d"));
+}
+
+TEST_CASE("printable: control characters become visible, hfinspect's own colours may stay") {
+  CHECK(hfi::printable("a\tb\nc") == "a\tb\nc");
+  CHECK(hfi::printable("\x1b]0;t\x07\x1b[2J\r\x7f") == "\\x1b]0;t\\x07\\x1b[2J\\x0d\\x7f");
+  CHECK(hfi::printable("x\xc2\x9by \xc2\xa0") == "x\\x9by \xc2\xa0");  // C1 CSI escaped, a no-break space kept
+  CHECK(hfi::printable("\x1b[1mbold\x1b[0m", true) == "\x1b[1mbold\x1b[0m");
+  CHECK(hfi::printable("\x1b[1mbold\x1b[0m", false) == "\\x1b[1mbold\\x1b[0m");
+  CHECK(hfi::printable("\x1b[2J", true) == "\\x1b[2J");  // not one of the colours hfinspect writes
 }

@@ -60,12 +60,26 @@ TEST_CASE("config: nested text_config wins, aliases, root fallback") {
   CHECK(copy.integer({"hidden_size"}) == 2560);
 }
 
+TEST_CASE("generation config: a token id past 2^63 is kept exactly as written") {
+  // 2^64 - 1, which fits no signed 64-bit integer: it was read from an empty optional before.
+  auto g = hfi::parse_generation_config(R"({"eos_token_id":18446744073709551615,"pad_token_id":[9223372036854775808]})",
+                                        "generation_config.json");
+  REQUIRE(g.ok());
+  REQUIRE(g->eos_token_ids.size() == 1);
+  CHECK(g->eos_token_ids[0].dump() == "18446744073709551615");
+  REQUIRE(g->pad_token_id);
+  CHECK(g->pad_token_id->dump() == "9223372036854775808");
+}
+
 TEST_CASE("generation config: eos as list or int, decoding keys in file order") {
   auto g = hfi::parse_generation_config(R"({"bos_token_id":1,"eos_token_id":[2,7],"temperature":0.6,"do_sample":true})",
                                         "generation_config.json");
   REQUIRE(g.ok());
-  CHECK(g->eos_token_ids == std::vector<int64_t>{2, 7});
-  CHECK(g->bos_token_id == 1);
+  REQUIRE(g->eos_token_ids.size() == 2);
+  CHECK(g->eos_token_ids[0].as_int() == 2);
+  CHECK(g->eos_token_ids[1].as_int() == 7);
+  REQUIRE(g->bos_token_id);
+  CHECK(g->bos_token_id->as_int() == 1);
   REQUIRE(g->decoding.size() == 2);
   CHECK(g->decoding[0].first == "temperature");
   auto bad = hfi::parse_generation_config(R"({"eos_token_id":"two"})", "generation_config.json");
@@ -88,4 +102,28 @@ TEST_CASE("tokenizer config: added-token objects, unbounded length, named templa
   CHECK(t->has_chat_template);
   CHECK(t->chat_template_names == std::vector<std::string>{"default", "tool_use"});
   CHECK(t->added_tokens == 2);
+}
+
+TEST_CASE("config: a repeated key takes its last value, as Python's json module does, and is named") {
+  // json.loads('{"hidden_size": 1, "hidden_size": 4096}')["hidden_size"] == 4096
+  auto cfg = hfi::ModelConfig::parse(R"({"model_type":"llama","hidden_size":1,"text_config":{"a":1,"b":2,"a":3},"hidden_size":4096})",
+                                     "config.json");
+  REQUIRE(cfg.ok());
+  CHECK(cfg->integer({"hidden_size"}) == 4096);
+  CHECK(cfg->root().members().size() == 3);  // the key keeps its first place
+  CHECK(cfg->root().members()[1].first == "hidden_size");
+  CHECK(cfg->repeated_keys() == std::vector<std::string>{"text_config.a", "hidden_size"});
+  // Past 16 members the repeats are found through a table instead: same answer.
+  std::string big = "{";
+  for (int i = 0; i < 40; ++i) big += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+  big += "\"k7\":700}";
+  auto wide = hfi::ModelConfig::parse(big, "config.json");
+  REQUIRE(wide.ok());
+  CHECK(wide->integer({"k7"}) == 700);
+  CHECK(wide->repeated_keys() == std::vector<std::string>{"k7"});
+  auto g = hfi::parse_generation_config(R"({"temperature":0.6,"temperature":1.0})", "generation_config.json");
+  REQUIRE(g.ok());
+  CHECK(g->repeated_keys == std::vector<std::string>{"temperature"});
+  REQUIRE(g->decoding.size() == 1);
+  CHECK(g->decoding[0].second.as_double() == 1.0);
 }
