@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string_view>
+#include <vector>
 
 namespace hfi::text {
 
@@ -42,8 +44,66 @@ std::string bpw_text(double bpw) {
   return buf;
 }
 
+namespace {
+
+constexpr size_t kLabelWidth = 14;
+constexpr size_t kLineWidth = 80;
+
+// Columns `s` takes on a terminal: code points, without the colour sequences Style adds.
+size_t visible_width(std::string_view s) {
+  size_t width = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\033') {
+      while (i < s.size() && s[i] != 'm') ++i;
+      continue;
+    }
+    width += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+  }
+  return width;
+}
+
+// `text` cut into pieces at `separator`, each piece keeping its separator at its end.
+std::vector<std::string> split_after(const std::string& text, std::string_view separator) {
+  std::vector<std::string> pieces;
+  size_t from = 0;
+  for (size_t at = text.find(separator); at != std::string::npos; at = text.find(separator, from)) {
+    pieces.push_back(text.substr(from, at + separator.size() - from));
+    from = at + separator.size();
+  }
+  pieces.push_back(text.substr(from));
+  return pieces;
+}
+
+// `value` laid out in the value column, wrapped to the line width with a hanging indent: at the
+// " · " between facts where it can, between words where one fact alone is too long.
+std::string wrap_value(const std::string& value) {
+  const size_t room = kLineWidth - kLabelWidth;
+  if (visible_width(value) <= room) return value;
+  std::string out, current;
+  auto place = [&](const std::string& piece) {
+    std::string trimmed = piece;
+    while (!trimmed.empty() && trimmed.back() == ' ') trimmed.pop_back();
+    if (!current.empty() && visible_width(current) + visible_width(trimmed) > room) {
+      while (!current.empty() && current.back() == ' ') current.pop_back();
+      out += current + "\n" + std::string(kLabelWidth, ' ');
+      current.clear();
+    }
+    current += piece;
+  };
+  for (const auto& fact : split_after(value, " · ")) {
+    if (visible_width(fact) <= room) {
+      place(fact);
+      continue;
+    }
+    for (const auto& word : split_after(fact, " ")) place(word);
+  }
+  return out + current;
+}
+
+}  // namespace
+
 void line(std::string& out, const Style& st, const std::string& label, const std::string& value) {
-  out += st.bold(pad_right(label + (label.empty() ? "" : " "), 14)) + value + "\n";  // a long label still gets its space
+  out += st.bold(pad_right(label + (label.empty() ? "" : " "), kLabelWidth)) + wrap_value(value) + "\n";  // a long label still gets its space
 }
 
 }  // namespace hfi::text

@@ -253,7 +253,8 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
   }
   for (const auto& p : shard_paths)
     if (!sizes.count(p))
-      return not_found(p, "is named by " + snap.index_path + " but is not in the repository");
+      return not_found(p, "is named by " + snap.index_path + " but is not in the repository",
+                       "a download cut short? finish it; or leave out every shard and the index alone is read");
 
   // Shards are read in chunks so that memory stays bounded for repositories with thousands of
   // them; a chunk is as wide as the transport's own limit on transfers in flight, so it costs no
