@@ -44,8 +44,8 @@ Result<std::unique_ptr<http::Transport>> make_transport(const HubSettings& setti
   http::ClientOptions client;
   client.token = settings.token;
   client.token_origin = http::origin_of(settings.endpoint);
-  if (client.token_origin.empty())
-    return Error{ErrorKind::Usage, "HF_ENDPOINT", "", "'" + settings.endpoint + "' is not an http(s) URL", {}};
+  const bool web = client.token_origin.starts_with("http://") || client.token_origin.starts_with("https://");
+  if (!web) return Error{ErrorKind::Usage, "HF_ENDPOINT", "", "'" + settings.endpoint + "' is not an http(s) URL", {}};
   client.connect_timeout_ms = settings.timeout_s * 1000;
   client.stall_timeout_s = settings.timeout_s;
   client.max_retries = settings.retries;

@@ -315,6 +315,11 @@ std::vector<AttentionKind> attention_kinds(const ConfigReader& r, uint64_t layer
 }
 
 AttentionLayer attention_layer(const AttentionDims& d, AttentionKind kind, uint64_t window) {
+  // A layer without heads (num_key_value_heads: 0) would report a KV cache of 0 B, silently.
+  if (d.heads == 0 || d.kv_heads == 0 || d.head_dim == 0)
+    throw SpecError("config.json: an attention layer with " + std::to_string(d.heads) + " query heads, " + std::to_string(d.kv_heads) +
+                    " key/value heads (num_key_value_heads) and head_dim " + std::to_string(d.head_dim) +
+                    " cannot be; each must be at least 1");
   AttentionLayer a;
   a.kind = kind;
   a.heads = static_cast<uint32_t>(d.heads);

@@ -85,6 +85,14 @@ bool is(std::string_view text, const char (&literal)[N]) {
   return text.size() == N - 1 && std::memcmp(text.data(), literal, N - 1) == 0;
 }
 
+// A non-negative integer written as one: the reference reader takes 2.0 or 2e0 for no size or
+// offset, and neither does this one.
+std::optional<uint64_t> plain_integer(element e) {
+  if (e.type() == simdjson::dom::element_type::UINT64) return uint64_t(e);
+  if (e.type() == simdjson::dom::element_type::INT64 && int64_t(e) >= 0) return static_cast<uint64_t>(int64_t(e));
+  return std::nullopt;
+}
+
 // Reads one tensor entry from the simdjson DOM.
 // `dims` is scratch space, reused from tensor to tensor.
 Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string_view file, std::vector<uint64_t>& dims) {
@@ -92,12 +100,14 @@ Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string
     return malformed(std::string(file), std::string(key) + std::string(field), message);
   };
   if (!entry.is_object()) return fail("", "tensor entry is not a JSON object");
-  // One pass over the entry's fields rather than three keyed lookups.
+  // One pass over the entry's fields rather than three keyed lookups. A field given twice is
+  // refused, as the reference reader (serde, in the safetensors crate) refuses it.
   std::optional<element> dtype, shape, offsets;
   for (auto [name, value] : simdjson::dom::object(entry)) {
-    if (is(name, "dtype")) dtype = value;
-    else if (is(name, "shape")) shape = value;
-    else if (is(name, "data_offsets")) offsets = value;
+    std::optional<element>* slot = is(name, "dtype") ? &dtype : is(name, "shape") ? &shape : is(name, "data_offsets") ? &offsets : nullptr;
+    if (!slot) continue;
+    if (slot->has_value()) return fail("." + std::string(name), "appears twice in the entry");
+    *slot = value;
   }
   std::string_view dtype_text;
   if (!dtype || dtype->get_string().get(dtype_text)) return fail(".dtype", "missing or not a string");
@@ -108,7 +118,7 @@ Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string
   dims.clear();
   uint64_t elements = 1;
   for (element dim : shape_items) {
-    auto d = whole_number(dim);
+    auto d = plain_integer(dim);
     if (!d) return fail(".shape", "dimension is not a non-negative integer");
     auto product = checked_mul(elements, *d);
     if (!product) return fail(".shape", "element count overflows 64 bits");
@@ -119,9 +129,9 @@ Result<TensorInfo> parse_tensor(std::string_view key, element entry, std::string
   if (!offsets || offsets->get_array().get(pair) || pair.size() != 2)
     return fail(".data_offsets", "missing or not an array of two offsets");
   auto it = pair.begin();
-  auto begin = whole_number(*it);
+  auto begin = plain_integer(*it);
   ++it;
-  auto end = whole_number(*it);
+  auto end = plain_integer(*it);
   if (!begin || !end) return fail(".data_offsets", "offsets must be non-negative integers");
   TensorInfo t;
   if (auto bad = fill_tensor(t, key, *parsed_dtype, dims, *begin, *end)) return fail(bad->field, bad->message);

@@ -201,6 +201,12 @@ TEST_CASE("check: unknown generation_config and tokenizer_config keys are findin
   CHECK(run("check " + dir.string() + " --fail-on unknown-fields --baseline " + baseline.string()).code == 0);
 }
 
+TEST_CASE("an endpoint that is not http(s) is a usage error") {
+  auto r = run("org/name", "HF_ENDPOINT=file:///tmp");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("HF_ENDPOINT"));
+}
+
 TEST_CASE("a token with a line break is refused before any request, and never shown") {
   // Sent as it is, "\r\nX-Injected: yes" would reach the server as a header of its own. Nothing
   // listens on port 9: the refusal must come before the first connection.
@@ -278,6 +284,9 @@ TEST_CASE("configs whose sizes cannot be real end with exit 5 naming the field, 
   auto kv_heads = run(with("kv-heads", "\"num_key_value_heads\": 8", "\"num_key_value_heads\": 18446744073709551615"));
   CHECK(kv_heads.code == 5);
   CHECK_THAT(kv_heads.err, Catch::Contains("num_key_value_heads"));
+  auto no_kv = run(with("no-kv-heads", "\"num_key_value_heads\": 8", "\"num_key_value_heads\": 0"));
+  CHECK(no_kv.code == 5);
+  CHECK_THAT(no_kv.err, Catch::Contains("num_key_value_heads"));
   // A billion layers: the spec stops at its tensor limit instead of allocating until killed.
   auto layers = run(with("layers", "\"num_hidden_layers\": 32", "\"num_hidden_layers\": 1000000000"), "timeout 60");
   CHECK(layers.code == 5);

@@ -110,3 +110,18 @@ TEST_CASE("space padding after the JSON is accepted, as writers pad to 8 bytes")
   REQUIRE(r.ok());
   CHECK(r->header_length % 8 == 0);
 }
+
+TEST_CASE("sizes and offsets written as floats, and fields given twice, are refused as the reference reader refuses them") {
+  for (const char* h : {R"({"a":{"dtype":"F16","shape":[2.0],"data_offsets":[0,4]}})",
+                        R"({"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4e0]}})",
+                        R"({"a":{"dtype":"F16","shape":[2],"data_offsets":[0.0,4]}})"}) {
+    auto r = parse(safetensors_prefix(h));
+    INFO(h);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().kind == hfi::ErrorKind::Malformed);
+  }
+  auto twice = parse(safetensors_prefix(R"({"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4],"dtype":"F32"}})"));
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.error().field == "a.dtype");
+  CHECK_THAT(twice.error().message, Catch::Contains("twice"));
+}
