@@ -1,5 +1,7 @@
-# Everything comes from Debian's packages (see README): libcurl, simdjson, CLI11, spdlog, Catch2.
+# Everything comes from Debian's packages (see README): libcurl, libcrypto (OpenSSL, which libcurl links
+# anyway), simdjson, CLI11, spdlog, Catch2.
 find_package(CURL REQUIRED)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 find_package(Threads REQUIRED)
 find_package(simdjson REQUIRED)
 find_package(CLI11 REQUIRED)

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "core/json.hpp"
+#include "source/blob_id.hpp"
 #include "source/hf_cache.hpp"
 
 namespace hfi {
@@ -64,6 +65,18 @@ std::optional<std::string> read_small(const fs::path& file, uint64_t cap) {
   std::string data(static_cast<size_t>(size), '\0');
   if (!in.read(data.data(), static_cast<std::streamsize>(size))) return std::nullopt;
   return data;
+}
+
+bool hex_name(const std::string& s);
+
+// A snapshot file that links to blobs/<etag> (as huggingface_hub and hfinspect write it) must hash
+// to that ETag; a file of another form (a plain copy, a blob with another name) is taken as it is.
+bool blob_intact(const fs::path& link, std::string_view bytes) {
+  std::error_code ec;
+  if (!fs::is_symlink(link, ec)) return true;
+  fs::path target = fs::read_symlink(link, ec);
+  if (ec || target.parent_path().filename() != "blobs" || !hex_name(target.filename().string())) return true;
+  return bytes_match_etag(bytes, target.filename().string());
 }
 
 bool hex_name(const std::string& s) {
@@ -128,7 +141,11 @@ bool HubCache::store_file(const std::string& commit, const std::string& path, co
   if (!is_commit_sha(commit) || !safe_repo_path(path) || !hex_name(etag)) return false;
   fs::path blob = repo_dir_ / "blobs" / etag;
   std::error_code ec;
-  if (!fs::exists(blob, ec) && !write_atomically(blob, bytes)) return false;
+  // A blob already there is kept only when it still holds what its name says (a cut-short or
+  // damaged one would otherwise outlive every fetch).
+  const auto kept = fs::exists(blob, ec) ? read_small(blob, bytes.size()) : std::nullopt;
+  const bool intact = kept && *kept == bytes;
+  if (!intact && !write_atomically(blob, bytes)) return false;
   fs::path link = snapshot_dir(commit) / path;
   fs::create_directories(link.parent_path(), ec);
   if (ec) return false;
@@ -163,10 +180,20 @@ bool HubCache::store_listing(const std::string& commit, const std::vector<FileEn
 
 namespace {
 
-// headers.pack: "hfinspect header pack 1\n", then per shard a record of
-//   u32 little-endian path length, the path, u64 little-endian byte count, the bytes.
-constexpr std::string_view kPackMagic = "hfinspect header pack 1\n";
+// headers.pack: "hfinspect header pack 2\n", then per shard a record of
+//   u32 little-endian path length, the path, u64 little-endian byte count, the bytes,
+//   u64 little-endian FNV-1a of the path and the bytes.
+// A record whose checksum fails makes the whole pack unread, and the headers are fetched again.
+// (Version 1 had no checksums; such a pack is not read either.)
+constexpr std::string_view kPackMagic = "hfinspect header pack 2\n";
 constexpr uint64_t kMaxPackBytes = uint64_t{4} << 30;
+
+uint64_t fnv1a(std::string_view a, std::string_view b) {
+  uint64_t h = 1469598103934665603ull;
+  for (std::string_view part : {a, b})
+    for (unsigned char c : part) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
 
 void append_le(std::string& out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
@@ -193,8 +220,11 @@ std::optional<std::map<std::string, std::string_view>> parse_header_pack(std::st
     at += static_cast<size_t>(*path_len);
     auto len = take_le(data, at, 8);
     if (!len || data.size() - at < *len || !safe_repo_path(path)) return std::nullopt;
-    out[path] = data.substr(at, static_cast<size_t>(*len));
+    std::string_view bytes = data.substr(at, static_cast<size_t>(*len));
     at += static_cast<size_t>(*len);
+    auto checksum = take_le(data, at, 8);
+    if (!checksum || *checksum != fnv1a(path, bytes)) return std::nullopt;
+    out[path] = bytes;
   }
   return out;
 }
@@ -231,6 +261,9 @@ bool HeaderPackWriter::add(const std::string& path, std::string_view bytes) {
   append_le(framing, bytes.size(), 8);
   out_.write(framing.data(), static_cast<std::streamsize>(framing.size()));
   out_.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  framing.clear();
+  append_le(framing, fnv1a(path, bytes), 8);
+  out_.write(framing.data(), static_cast<std::streamsize>(framing.size()));
   return ok_ = static_cast<bool>(out_);
 }
 
@@ -286,6 +319,8 @@ Error CachedSource::miss(const std::string& path, const std::string& what) {
 
 Result<std::vector<FileEntry>> CachedSource::list_files() {
   if (listing_) return *listing_;
+  std::error_code exists_ec;
+  const bool recorded = fs::exists(own_ / "files.json", exists_ec);
   if (auto text = read_small(own_ / "files.json", kMaxListingBytes)) {
     auto doc = parse_json(*text, (own_ / "files.json").string());
     const Json* files = doc ? doc->find("files") : nullptr;
@@ -300,6 +335,13 @@ Result<std::vector<FileEntry>> CachedSource::list_files() {
       listing_ = std::move(out);
       return *listing_;
     }
+  }
+  if (recorded) {
+    // Written whole and renamed into place, files.json that does not read is damaged: the folder
+    // is no stand-in for it (it would read as a repository without weights).
+    misses_.push_back("the file listing (damaged in the cache)");
+    return not_found((own_ / "files.json").string(), "the file listing of " + repo_id_ + " at " + commit_ + " is damaged in the cache",
+                     "run once without --offline to fetch it again");
   }
   // Without our own listing the snapshot folder may hold any subset of the repository (transformers
   // leaves config.json alone there), so only an offline run settles for it, and says so.
@@ -320,7 +362,15 @@ Result<std::optional<std::string>> CachedSource::read_file(const std::string& pa
   if (!safe_repo_path(path)) return std::optional<std::string>{};
   std::error_code ec;
   if (fs::exists(repo_dir_ / ".no_exist" / commit_ / path, ec)) return std::optional<std::string>{};
-  if (fs::is_regular_file(snapshot_ / path, ec)) return snapshot_files_.read_file(path, max_bytes);
+  if (fs::is_regular_file(snapshot_ / path, ec)) {
+    auto bytes = snapshot_files_.read_file(path, max_bytes);
+    if (bytes && *bytes && !blob_intact(snapshot_ / path, **bytes)) {
+      misses_.push_back(path + " (damaged in the cache)");
+      return not_found(path, "file " + path + " of " + repo_id_ + " at " + commit_ + " is damaged in the cache: its bytes do not match its ETag",
+                       "run once without --offline to fetch it again");
+    }
+    return bytes;
+  }
   auto listing = list_files();
   if (!listing) return listing.error();
   for (const auto& f : *listing)
@@ -339,6 +389,7 @@ std::vector<Result<std::string>> CachedSource::read_ranges(const std::vector<Ran
     if (!header_pack_) {
       if (auto bytes = read_small(own_ / "headers.pack", kMaxPackBytes)) header_pack_bytes_ = std::move(*bytes);
       header_pack_ = parse_header_pack(header_pack_bytes_);
+      pack_damaged_ = !header_pack_ && !header_pack_bytes_.empty();
       if (!header_pack_) header_pack_.emplace();  // none, or damaged: as good as empty
     }
     std::optional<std::string_view> prefix;
@@ -362,7 +413,7 @@ std::vector<Result<std::string>> CachedSource::read_ranges(const std::vector<Ran
       out.push_back(std::move(part.front()));
       continue;
     }
-    out.emplace_back(miss(r.path, "header of " + r.path));
+    out.emplace_back(miss(pack_damaged_ ? r.path + " (its header damaged in the cache)" : r.path, "header of " + r.path));
   }
   return out;
 }

@@ -9,7 +9,10 @@
 //   models--org--name/hfinspect/<commit>/files.json          the repository listing with sizes
 //   models--org--name/hfinspect/<commit>/headers.pack        the first 8 + N bytes of every shard,
 //                                                            in one file (one file creation, not
-//                                                            one per shard: 163 for DeepSeek-V3)
+//                                                            one per shard: 163 for DeepSeek-V3),
+//                                                            each record with a checksum
+// What is read back is checked: a blob against the ETag it is named by, the pack against its
+// checksums, files.json by parsing. Damage counts as a miss: fetched again online, named offline.
 // (Earlier versions kept one file per shard under hfinspect/<commit>/headers/<path>; those are
 // still read.) Every write goes to a temporary name first and is renamed into place, so readers never see a
 // half-written file.
@@ -120,6 +123,7 @@ class CachedSource final : public Source {
   // headers.pack, read on first use: its bytes, and each shard's record as a view into them.
   std::string header_pack_bytes_;
   std::optional<std::map<std::string, std::string_view>> header_pack_;
+  bool pack_damaged_ = false;  // the pack is there but fails its framing or a checksum
   Listing listing_kind_ = Listing::Recorded;
   std::optional<std::vector<FileEntry>> listing_;
   std::vector<std::string> misses_;

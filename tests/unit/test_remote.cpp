@@ -258,6 +258,60 @@ TEST_CASE("the cache follows the Hugging Face layout", "[remote]") {
   CHECK(fs::file_size(pack) == whole);
 }
 
+TEST_CASE("a damaged cache is fetched again online, and named offline", "[remote]") {
+  TestHub hub(fixture_hub());
+  auto cache = fresh_dir("damaged");
+  const std::string repo = "Qwen/Qwen3-30B-A3B";
+  auto first = run_cli(repo, hub_env(hub, cache));
+  REQUIRE(first.code == 0);
+  fs::path dir = cache / "models--Qwen--Qwen3-30B-A3B";
+  std::string commit = hub.commit_of(repo);
+  auto flip = [](const fs::path& file, uint64_t at) {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(at));
+    char c = 0;
+    f.get(c);
+    f.seekp(static_cast<std::streamoff>(at));
+    f.put(static_cast<char>(c ^ 0x20));
+  };
+  auto requests_for = [&](const std::string& part) {
+    return count_if(hub.requests(), [&](const auto& r) { return r.path.find(part) != std::string::npos; });
+  };
+
+  // One byte of config.json's blob (a digit of hidden_size, say) changed on disk: its bytes no
+  // longer hash to the ETag the blob is named by, so the pinned run fetches the file again.
+  fs::path config = dir / "snapshots" / commit / "config.json";
+  flip(fs::canonical(config), fs::file_size(config) / 2);
+  hub.clear_requests();
+  auto pinned = run_cli(repo + "@" + commit, hub_env(hub, cache));
+  CHECK(pinned.code == 0);
+  CHECK(pinned.out == first.out);
+  CHECK(requests_for("config.json") >= 1);
+  CHECK(hfi::testing::slurp(config) == hfi::testing::slurp(hfi::testing::fixtures_dir() / repo / "config.json"));
+
+  // One byte inside a shard's record in the header pack: its checksum fails, the headers are
+  // fetched again, and the report is the same.
+  fs::path pack = dir / "hfinspect" / commit / "headers.pack";
+  flip(pack, fs::file_size(pack) / 2);
+  hub.clear_requests();
+  auto repacked = run_cli(repo + "@" + commit, hub_env(hub, cache));
+  CHECK(repacked.code == 0);
+  CHECK(repacked.out == first.out);
+  CHECK(count_if(hub.requests(), [](const auto& r) { return r.origin == "cdn"; }) >= 16);
+
+  // Offline, damage is said as damage: a cut files.json is not read as "a repository without
+  // weights", and a changed blob is named.
+  flip(fs::canonical(config), 10);
+  auto offline = run_cli(repo + " --offline", hub_env(hub, cache));
+  CHECK(offline.code == 3);
+  CHECK_THAT(offline.err, Catch::Contains("config.json") && Catch::Contains("damaged"));
+  fs::path files = dir / "hfinspect" / commit / "files.json";
+  fs::resize_file(files, fs::file_size(files) / 2);
+  auto listing = run_cli(repo + " --offline", hub_env(hub, cache));
+  CHECK(listing.code == 3);
+  CHECK_THAT(listing.err, Catch::Contains("damaged"));
+}
+
 TEST_CASE("offline mode says what the cache lacks", "[remote]") {
   TestHub hub(fixture_hub());
   auto cache = fresh_dir("offline-empty");
