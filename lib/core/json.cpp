@@ -293,11 +293,16 @@ std::string widen_big_integers(std::string_view text) {
       continue;
     }
     if (c >= '0' && c <= '9') {
+      // Only a number's integer part is widened: the digits of a fraction or an exponent
+      // ("0.1234567890123456789012", "1e12345678901234567890") are left as they are.
+      const char before = i > 0 ? text[i - 1] : ' ';
+      const bool integer_part = before != '.' && before != 'e' && before != 'E' &&
+                                !((before == '+' || before == '-') && i > 1 && (text[i - 2] == 'e' || text[i - 2] == 'E'));
       size_t start = i;
       while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
       out.append(text.substr(start, i - start));
       bool plain_integer = i >= text.size() || (text[i] != '.' && text[i] != 'e' && text[i] != 'E');
-      if (plain_integer && i - start > 19) out += ".0";
+      if (integer_part && plain_integer && i - start > 19) out += ".0";
       continue;
     }
     out += c;

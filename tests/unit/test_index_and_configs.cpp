@@ -127,3 +127,14 @@ TEST_CASE("config: a repeated key takes its last value, as Python's json module 
   REQUIRE(g->decoding.size() == 1);
   CHECK(g->decoding[0].second.as_double() == 1.0);
 }
+
+TEST_CASE("config: an integer wider than 64 bits beside a long fraction both read") {
+  // transformers writes int(1e30) for an unbounded length; Python writes 17 significant digits
+  // and more for a float. The integer is read as a double; the fraction's digits are not touched.
+  auto cfg = hfi::ModelConfig::parse(
+      R"({"model_type":"llama","model_max_length":1000000000000000019884624838656,"initializer_range":0.0199999999999999999999})",
+      "config.json");
+  REQUIRE(cfg.ok());
+  CHECK(cfg->number({"model_max_length"}) == 1e30);
+  CHECK(cfg->number({"initializer_range"}) == Approx(0.02));
+}
