@@ -9,10 +9,6 @@ namespace hfi {
 namespace fs = std::filesystem;
 
 namespace {
-// A model repository is shallow; bound the walk so a wrong path (say, $HOME) cannot take forever.
-constexpr int kMaxDepth = 3;
-constexpr size_t kMaxEntries = 100'000;
-
 bool is_inside(const fs::path& path, const fs::path& dir) {
   if (dir.empty()) return false;
   auto rel = path.lexically_relative(dir);
@@ -45,8 +41,8 @@ const char* source_kind_name(SourceKind kind) {
   return "local";
 }
 
-LocalSource::LocalSource(fs::path root, SourceKind kind, std::string commit)
-    : root_(std::move(root)), kind_(kind), commit_(std::move(commit)), allowed_(symlink_targets_allowed(root_)) {}
+LocalSource::LocalSource(fs::path root, SourceKind kind, std::string commit, ListingLimits limits)
+    : root_(std::move(root)), kind_(kind), commit_(std::move(commit)), allowed_(symlink_targets_allowed(root_)), limits_(limits) {}
 
 // A file of the folder, or a symlink to one inside the folder or the cache's blobs/; checked when
 // it is read. Directory symlinks are never entered: a `loop -> .` would list every file again
@@ -73,10 +69,10 @@ Result<std::vector<FileEntry>> LocalSource::list_files() {
   size_t seen = 0;
   for (; it != end; it.increment(ec)) {
     if (ec) return not_found(root_.string(), "cannot be read: " + ec.message());
-    if (++seen > kMaxEntries)
+    if (++seen > limits_.max_entries)
       return Error{ErrorKind::Usage, root_.string(), "",
-                   "holds more than " + std::to_string(kMaxEntries) + " files and folders within " + std::to_string(kMaxDepth) +
-                       " levels, more than any model repository",
+                   "holds more than " + std::to_string(limits_.max_entries) + " files and folders within " +
+                       std::to_string(limits_.max_depth) + " levels, more than any model repository",
                    "give the folder that holds the model's config.json"};
     const fs::path& p = it->path();
     std::string name = p.filename().string();
@@ -86,7 +82,7 @@ Result<std::vector<FileEntry>> LocalSource::list_files() {
     }
     if (it->is_symlink(ec) && it->is_directory(ec)) continue;  // not entered (see check_readable)
     if (it->is_directory(ec)) {
-      if (it.depth() + 1 >= kMaxDepth) it.disable_recursion_pending();
+      if (it.depth() + 1 >= limits_.max_depth) it.disable_recursion_pending();
       continue;
     }
     // Follows a file symlink (cache snapshots point into blobs/); reading it checks where it leads.

@@ -10,9 +10,17 @@
 
 namespace hfi {
 
+// How far a listing goes: a model repository is shallow, so the walk is bounded, and a wrong path
+// (say, $HOME) is refused instead of walked.
+struct ListingLimits {
+  size_t max_entries = 100'000;
+  int max_depth = 3;
+};
+
 class LocalSource final : public Source {
  public:
-  explicit LocalSource(std::filesystem::path root, SourceKind kind = SourceKind::Local, std::string commit = {});
+  explicit LocalSource(std::filesystem::path root, SourceKind kind = SourceKind::Local, std::string commit = {},
+                       ListingLimits limits = {});
 
   SourceKind kind() const override { return kind_; }
   std::string location() const override { return root_.string(); }
@@ -28,6 +36,7 @@ class LocalSource final : public Source {
   SourceKind kind_;
   std::string commit_;
   std::vector<std::filesystem::path> allowed_;  // where a symlink may lead (real paths)
+  ListingLimits limits_;
 };
 
 }  // namespace hfi

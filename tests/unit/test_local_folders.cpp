@@ -94,19 +94,23 @@ TEST_CASE("local folder: a symlink that leads outside the folder is refused, by 
 }
 
 TEST_CASE("local folder: a tree far larger than any repository is refused, not cut short", "[local]") {
-  // Past 100,000 entries the listing used to stop without a word, whichever files it had not
-  // reached yet: a root shard listed after a large subfolder went missing.
+  // Past its limit (100,000 entries by default; 500 here, so that the test makes 606 files, not
+  // 100,000) the listing used to stop without a word, whichever files it had not reached yet: a
+  // root shard listed after a large subfolder went missing.
   fs::path dir = fresh_dir("huge");
-  for (int d = 0; d < 101; ++d) {
+  for (int d = 0; d < 6; ++d) {
     fs::path sub = dir / ("d" + std::to_string(d));
     fs::create_directory(sub);
-    for (int f = 0; f < 1000; ++f) std::ofstream(sub / std::to_string(f));
+    for (int f = 0; f < 100; ++f) std::ofstream(sub / std::to_string(f));
   }
-  auto listing = hfi::LocalSource(dir).list_files();
+  hfi::ListingLimits limits;
+  limits.max_entries = 500;
+  auto listing = hfi::LocalSource(dir, hfi::SourceKind::Local, {}, limits).list_files();
   REQUIRE_FALSE(listing);
   CHECK(listing.error().kind == hfi::ErrorKind::Usage);
-  CHECK_THAT(listing.error().describe(), Catch::Contains("more than 100000"));
-  fs::remove_all(dir);
+  CHECK_THAT(listing.error().describe(), Catch::Contains("more than 500"));
+  limits.max_entries = 1000;
+  CHECK(hfi::LocalSource(dir, hfi::SourceKind::Local, {}, limits).list_files());
 }
 
 TEST_CASE("unknown fields: keys every PretrainedConfig carries count only away from their defaults", "[local]") {
