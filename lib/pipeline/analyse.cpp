@@ -11,6 +11,7 @@
 #include "core/checked.hpp"
 #include "formats/config_defaults.hpp"
 #include "quant/declared.hpp"
+#include "report/format.hpp"
 
 namespace hfi {
 namespace {
@@ -136,8 +137,7 @@ void count_parameters(const Snapshot& snap, uint32_t weight_bytes, Report& r) {
   if (snap.shards.empty() && !snap.index) {
     r.notes.push_back(r.other_weight_files.empty()
                           ? "no safetensors weights found: parameter totals are from the config formula only"
-                          : "weights are only in " + r.other_weight_files.front() +
-                                (r.other_weight_files.size() > 1 ? " and others" : "") +
+                          : "weights are only in " + first_and_others(r.other_weight_files) +
                                 ", whose headers hfinspect does not read: parameter totals are from the config formula only");
   }
   r.reconcile = reconcile(spec, r.storage);  // also files AutoGPTQ's all-zero bias buffers as bookkeeping
@@ -237,8 +237,8 @@ Result<Report> build_report(Snapshot snap, const ReportOptions& options) {
     return not_found(snap.location,
                      snap.other_weight_files.empty()
                          ? "holds neither config.json nor safetensors weights: there is nothing to inspect"
-                         : "holds no config.json and no safetensors weights, only " + snap.other_weight_files.front() +
-                               (snap.other_weight_files.size() > 1 ? " and others" : "") + ", which hfinspect does not read",
+                         : "holds no config.json and no safetensors weights, only " + first_and_others(snap.other_weight_files) +
+                               ", which hfinspect does not read",
                      "give the folder (or repository) that holds the model's config.json");
   Report r;
   r.repo_id = options.repo_id;

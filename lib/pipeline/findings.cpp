@@ -30,17 +30,15 @@ std::vector<Finding> collect_findings(const Report& r) {
                    "no architecture spec for model_type " + r.model_type +
                        (r.text_model_type != r.model_type && !r.text_model_type.empty() ? " nor " + r.text_model_type : std::string()) +
                        ": the totals come from the headers, the structure is not checked"});
+  auto unexplained = [&](const PatternGroup& g, const std::string& what) {
+    out.push_back({FindingKind::Unexplained, g.pattern,
+                   with_commas(g.tensors) + " tensor(s) " + g.pattern + what + " match nothing in the " + spec_name(r) + " spec"});
+  };
   if (r.spec)
-    for (const auto& g : r.reconcile.unexplained)
-      out.push_back({FindingKind::Unexplained, g.pattern,
-                     with_commas(g.tensors) + " tensor(s) " + g.pattern + " (" + with_commas(g.params) + " params) match nothing in the " +
-                         spec_name(r) + " spec"});
+    for (const auto& g : r.reconcile.unexplained) unexplained(g, " (" + with_commas(g.params) + " params)");
   // A folder without headers is reconciled by the names its index lists: the same kinds of finding.
   if (r.spec && r.index_reconcile) {
-    for (const auto& g : r.index_reconcile->unexplained)
-      out.push_back({FindingKind::Unexplained, g.pattern,
-                     with_commas(g.tensors) + " tensor(s) " + g.pattern + " listed in the index match nothing in the " + spec_name(r) +
-                         " spec"});
+    for (const auto& g : r.index_reconcile->unexplained) unexplained(g, " listed in the index");
     for (const auto& name : r.index_reconcile->missing)
       out.push_back({FindingKind::Missing, name, name + " is expected by the " + spec_name(r) + " spec but not listed in the index"});
   }
@@ -59,8 +57,7 @@ std::vector<Finding> collect_findings(const Report& r) {
     out.push_back({FindingKind::NoWeights, "safetensors",
                    r.other_weight_files.empty()
                        ? "no safetensors headers or index: nothing stored was checked, the figures come from config.json alone"
-                       : "no safetensors headers or index (only " + r.other_weight_files.front() +
-                             (r.other_weight_files.size() > 1 ? " and others" : "") +
+                       : "no safetensors headers or index (only " + first_and_others(r.other_weight_files) +
                              ", which hfinspect does not read): nothing stored was checked"});
   return out;
 }

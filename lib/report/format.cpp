@@ -47,4 +47,9 @@ std::string shape_text(std::span<const uint64_t> s) {
   return out + "]";
 }
 
+std::string first_and_others(const std::vector<std::string>& names) {
+  if (names.empty()) return {};
+  return names.front() + (names.size() > 1 ? " and others" : "");
+}
+
 }  // namespace hfi

@@ -75,4 +75,11 @@ std::filesystem::path materialized(const std::string& repo) {
   done[repo] = out;
   return out;
 }
+std::filesystem::path fresh_work_dir(const std::string& name) {
+  std::filesystem::path dir = std::filesystem::path(HFINSPECT_TEST_WORK_DIR) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 }  // namespace hfi::testing

@@ -31,4 +31,6 @@ std::filesystem::path fixtures_dir();
 namespace hfi::testing {
 // A materialized copy of fixtures/<repo> under the build tree, made once per test run.
 std::filesystem::path materialized(const std::string& repo);
+// An empty folder <test work dir>/<name>, emptied first if an earlier run left it.
+std::filesystem::path fresh_work_dir(const std::string& name);
 }  // namespace hfi::testing

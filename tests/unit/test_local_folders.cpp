@@ -15,13 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh, empty folder under the build tree's test area.
-fs::path fresh_dir(const std::string& name) {
-  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "local-folders" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path fresh_dir(const std::string& name) { return hfi::testing::fresh_work_dir("local-folders/" + name); }
 
 hfi::Result<hfi::Report> inspect_folder(const fs::path& dir) {
   hfi::LocalSource source(dir);

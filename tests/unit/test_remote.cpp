@@ -29,12 +29,7 @@ using hfi::testing::run_cli;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) {
-  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "remote" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path fresh_dir(const std::string& name) { return hfi::testing::fresh_work_dir("remote/" + name); }
 
 hfi::testhub::Options fixture_hub() {
   hfi::testhub::Options o;
