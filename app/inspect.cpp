@@ -36,6 +36,7 @@ HubSettings hub_settings(const FetchFlags& flags) {
   }
   if (flags.timeout_s > 0) settings.timeout_s = flags.timeout_s;
   if (flags.retries >= 0) settings.retries = flags.retries;
+  if (flags.deadline_s > 0) settings.deadline_s = flags.deadline_s;
   return settings;
 }
 
@@ -49,6 +50,7 @@ Result<std::unique_ptr<http::Transport>> make_transport(const HubSettings& setti
   client.connect_timeout_ms = settings.timeout_s * 1000;
   client.stall_timeout_s = settings.timeout_s;
   client.max_retries = settings.retries;
+  client.run_deadline_s = settings.run_deadline_s();
   client.user_agent = std::string("hfinspect/") + HFINSPECT_VERSION;
   client.ca_bundle = settings.ca_bundle;
   client.progress = progress_line();
@@ -74,6 +76,8 @@ void define_common_flags(CLI::App& app, CommonFlags& flags) {
   app.add_option("--token", flags.fetch.token, "Hub access token (default: HF_TOKEN, then $HF_HOME/token)");
   app.add_option("--timeout", flags.fetch.timeout_s, "seconds a request may stall before it is retried (default 10, HF_HUB_DOWNLOAD_TIMEOUT)")
       ->check(CLI::Range(1L, 3600L));
+  app.add_option("--deadline", flags.fetch.deadline_s, "seconds the whole run may take per target (default 24 x --timeout)")
+      ->check(CLI::Range(1L, 86400L));
   app.add_option("--retries", flags.fetch.retries, "retries for 408/429/5xx and dropped connections (default 5)")->check(CLI::Range(0, 20));
   app.add_option("--ctx", flags.context, "context length for KV-cache and attention FLOPs")->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_option("--kv-dtype", flags.kv_dtype, "KV-cache element type: bf16, fp16, fp8, fp32 (default: the config's torch_dtype)");

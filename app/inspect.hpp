@@ -17,6 +17,7 @@ struct FetchFlags {
   std::string token;     // --token
   long timeout_s = 0;    // --timeout; 0: the environment's or the default
   int retries = -1;      // --retries; -1: the default
+  long deadline_s = 0;   // --deadline; 0: the default
 };
 
 // The flags every command shares.

@@ -133,6 +133,28 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
+// The most bytes a hop of `request` moves: its range (from the file's start, for a server that
+// ignores Range), or the largest body it takes.
+uint64_t expected_bytes(const Request& request) {
+  return request.range_offset ? *request.range_offset + request.range_length : request.max_body;
+}
+
+// The time `bytes` take at 64 KiB/s, the slowest rate a hop is given time for.
+long transfer_ms(uint64_t bytes) { return static_cast<long>(std::min<uint64_t>(bytes, uint64_t{1} << 40) / 64); }
+
+// libcurl's progress calls (at least once a second): the hop's deadline, brought forward to what
+// the announced length needs, and enforced.
+int on_progress(void* user, curl_off_t download_total, curl_off_t, curl_off_t, curl_off_t) {
+  auto* job = static_cast<Transfer*>(user);
+  if (download_total > 0) {
+    auto by_length = job->started + std::chrono::milliseconds(job->slack_ms + transfer_ms(static_cast<uint64_t>(download_total)));
+    job->deadline = std::min(job->deadline, by_length);
+  }
+  if (Clock::now() < job->deadline) return 0;
+  job->past_deadline = true;
+  return 1;  // ends the hop with CURLE_ABORTED_BY_CALLBACK
+}
+
 // The first byte position of "Content-Range: bytes a-b/T".
 std::optional<uint64_t> content_range_start(const Headers& headers) {
   auto it = headers.find("content-range");
@@ -161,6 +183,10 @@ long receive_buffer_bytes(const Request& request) {
   constexpr uint64_t kDefault = 16 * 1024, kHeadRoom = 16 * 1024, kMost = 1024 * 1024;
   uint64_t expected = request.range_offset ? request.range_length : request.max_body;
   return static_cast<long>(std::clamp(expected + kHeadRoom, kDefault, kMost));
+}
+
+int attempts_allowed(const Request& request, const ClientOptions& options) {
+  return request.max_attempts > 0 ? request.max_attempts : options.max_retries + 1;
 }
 
 Next schedule_retry(Transfer& job, std::optional<long> server_wait, const ClientOptions& options, std::mt19937& rng) {
@@ -207,13 +233,16 @@ void prepare_easy(Transfer& job, const ClientOptions& options, const std::string
     curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, receive_buffer_bytes(job.request));
   }
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, options.connect_timeout_ms);
-  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, options.low_speed_bytes_per_s);
   curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, options.stall_timeout_s);
-  // The stall timeout misses a server that trickles a byte now and then; a whole-attempt limit
-  // catches it: six stall periods, plus the wanted bytes at 64 KiB/s.
-  uint64_t wanted = job.request.range_offset ? *job.request.range_offset + job.request.range_length : job.request.max_body;
-  long total_ms = options.stall_timeout_s * 6000 + static_cast<long>(std::min<uint64_t>(wanted / 64, 3'600'000));
-  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, total_ms);
+  // The low-speed rule misses a server that keeps just above it; the hop's deadline catches that.
+  job.started = Clock::now();
+  job.slack_ms = options.stall_timeout_s * 6000;
+  job.deadline = job.started + std::chrono::milliseconds(job.slack_ms + transfer_ms(expected_bytes(job.request)));
+  job.past_deadline = false;
+  curl_easy_setopt(easy, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(easy, CURLOPT_XFERINFOFUNCTION, on_progress);
+  curl_easy_setopt(easy, CURLOPT_XFERINFODATA, &job);
   curl_easy_setopt(easy, CURLOPT_USERAGENT, user_agent.c_str());
   if (!options.ca_bundle.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, options.ca_bundle.c_str());
   if (job.request.head) curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
@@ -246,14 +275,23 @@ Next finish_hop(Transfer& job, CURLcode code, const ClientOptions& options, std:
   char* redirect = nullptr;
   if (answered) curl_easy_getinfo(job.easy, CURLINFO_REDIRECT_URL, &redirect);
   std::string location = redirect ? redirect : "";
+  // libcurl names no redirect target for a hop we cut (a redirect whose body runs on): its own
+  // Location header still does.
+  if (location.empty() && answered)
+    if (auto it = job.headers.find("location"); it != job.headers.end()) location = it->second;
   release_easy(job);
   if (!answered) {
     ++r.attempts;
     r.status = 0;
     r.url = job.url;
-    r.timed_out = code == CURLE_OPERATION_TIMEDOUT;
-    r.transport_error = curl_easy_strerror(code);
-    if (retryable_transport(code) && r.attempts <= options.max_retries) return schedule_retry(job, std::nullopt, options, rng);
+    r.timed_out = code == CURLE_OPERATION_TIMEDOUT || job.past_deadline;
+    r.transport_error = job.past_deadline ? "the transfer was still unfinished at its deadline"
+                        : code == CURLE_OPERATION_TIMEDOUT
+                            ? "timed out: no connection, or fewer than " + std::to_string(options.low_speed_bytes_per_s) +
+                                  " bytes/s, for " + std::to_string(options.stall_timeout_s) + " s"
+                            : curl_easy_strerror(code);
+    if ((retryable_transport(code) || job.past_deadline) && r.attempts < attempts_allowed(job.request, options))
+      return schedule_retry(job, std::nullopt, options, rng);
     return Next::Done;
   }
   if (job.status >= 300 && job.status < 400 && job.status != 304 && !location.empty()) {
@@ -283,7 +321,7 @@ Next finish_hop(Transfer& job, CURLcode code, const ClientOptions& options, std:
                        std::to_string(*job.request.range_offset);
   if (!r.total_size && job.status == 200)
     if (auto it = r.headers.find("content-length"); it != r.headers.end()) r.total_size = parse_decimal(it->second);
-  if (retryable_status(r.status) && r.attempts <= options.max_retries) {
+  if (retryable_status(r.status) && r.attempts < attempts_allowed(job.request, options)) {
     auto wait = server_requested_wait_ms(r.headers);
     if (wait && *wait > options.longest_wait_ms) {
       r.retry_after_ms = *wait;

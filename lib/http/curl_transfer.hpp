@@ -39,6 +39,10 @@ struct Transfer {
   bool cut = false;          // the transfer was ended on purpose (enough bytes)
   bool too_large = false;
   uint64_t drained = 0;      // bytes of a redirect's body thrown away
+  Clock::time_point started{};   // when the hop was prepared
+  long slack_ms = 0;             // of the hop's deadline, the part that does not grow with its size
+  Clock::time_point deadline{};  // the hop's deadline, brought forward once Content-Length is known
+  bool past_deadline = false;    // the hop was cut at its deadline
 };
 
 // Starts the chain again at the request's own URL (a new request, or a retry: a CDN's signed

@@ -40,6 +40,8 @@ class Run final : public Transport::FollowUps {
   void run_completions();
   void complete(Transfer& transfer);
   void fail_all(const std::string& why);
+  void give_up_at_deadline();
+  void expire(Transfer& transfer, const std::string& why);
   void collect_finished();
   long wait_budget_ms() const;
   void release_due_retries();
@@ -56,7 +58,10 @@ class Run final : public Transport::FollowUps {
 
 class CurlTransport final : public Transport {
  public:
-  explicit CurlTransport(ClientOptions options) : options_(std::move(options)), rng_(std::random_device{}()) {
+  explicit CurlTransport(ClientOptions options)
+      : options_(std::move(options)),
+        deadline_(options_.run_deadline_s > 0 ? Clock::now() + std::chrono::seconds(options_.run_deadline_s) : Clock::time_point::max()),
+        rng_(std::random_device{}()) {
     curl_global_init(CURL_GLOBAL_DEFAULT);  // reference-counted: paired with the cleanup below
     multi_ = curl_multi_init();
     if (!multi_) return;
@@ -122,6 +127,7 @@ class CurlTransport final : public Transport {
   }
 
   ClientOptions options_;
+  Clock::time_point deadline_;  // of every request (ClientOptions::run_deadline_s)
   SocketEvents events_;  // the sockets libcurl asked us to watch (on_socket)
   bool timer_armed_ = false;  // libcurl's timer (on_timer)
   Clock::time_point timer_due_{};
@@ -153,6 +159,7 @@ void Run::release_due_retries() {
 }
 
 void Run::start_ready() {
+  if (Clock::now() >= transport_.deadline_) return;  // give_up_at_deadline() answers them
   while (active_ < transport_.options_.max_in_flight && !ready_.empty()) {
     transport_.add(transfers_[ready_.front()]);
     ready_.pop_front();
@@ -223,6 +230,31 @@ void Run::fail_all(const std::string& why) {
   }
 }
 
+void Run::expire(Transfer& t, const std::string& why) {
+  t.response.status = 0;
+  t.response.url = t.url;
+  t.response.timed_out = true;
+  t.response.transport_error = why;
+  answered_.push_back(t.index);
+}
+
+// Past the deadline nothing more is sent, and what is under way or waiting to retry is given up.
+void Run::give_up_at_deadline() {
+  if (Clock::now() < transport_.deadline_) return;
+  const std::string why = "gave up at the deadline of " + std::to_string(transport_.options_.run_deadline_s) + " s for the whole run";
+  for (Transfer& t : transfers_) {
+    if (!t.easy) continue;
+    curl_multi_remove_handle(transport_.multi_, t.easy);
+    release_easy(t);
+    --active_;
+    expire(t, why);
+  }
+  for (size_t i : waiting_) expire(transfers_[i], why);
+  for (size_t i : ready_) expire(transfers_[i], why);
+  waiting_.clear();
+  ready_.clear();
+}
+
 // How long the loop may sleep: not past libcurl's timer, nor past the next retry that is due.
 long Run::wait_budget_ms() const {
   if (!ready_.empty()) return 0;
@@ -237,12 +269,17 @@ long Run::wait_budget_ms() const {
     auto until = std::chrono::ceil<std::chrono::milliseconds>(transport_.timer_due_ - Clock::now()).count();
     wait_ms = std::min<long>(wait_ms, std::max<long>(0, until));
   }
+  if (transport_.deadline_ != Clock::time_point::max()) {
+    auto until = std::chrono::ceil<std::chrono::milliseconds>(transport_.deadline_ - Clock::now()).count();
+    wait_ms = std::min<long>(wait_ms, std::max<long>(0, until));
+  }
   return wait_ms;
 }
 
 void Run::drive() {
   if (std::string why = transport_.unusable(); !why.empty()) return fail_all(why);
   while (done_ < transfers_.size()) {
+    give_up_at_deadline();
     release_due_retries();
     start_ready();
     transport_.drive_due_timer();

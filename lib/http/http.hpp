@@ -32,6 +32,9 @@ struct Request {
   bool length_prefixed = false;
   // Bodies larger than this end the transfer with `too_large` set (whole-file reads).
   uint64_t max_body = 64u << 20;
+  // Attempts this request may make, retries included; 0: the client's (1 + max_retries). A read
+  // that follows up a failed one of the same file passes on what the first left.
+  int max_attempts = 0;
 };
 
 struct Hop {
@@ -73,7 +76,15 @@ struct ClientOptions {
   std::string token;         // sent as "Authorization: Bearer" to token_origin only
   std::string token_origin;  // "scheme://host:port" of the Hub endpoint
   long connect_timeout_ms = 10'000;
-  long stall_timeout_s = 10;  // a transfer that moves no byte for this long is abandoned
+  // A transfer that moves fewer than `low_speed_bytes_per_s` bytes a second for `stall_timeout_s`
+  // seconds is abandoned (and retried): a server that drips a byte now and then is cut as a silent
+  // one is. Each attempt also has a deadline: six stall periods, plus its bytes at 64 KiB/s (the
+  // Content-Length once the answer names it, else the most the request takes).
+  long stall_timeout_s = 10;
+  long low_speed_bytes_per_s = 512;
+  // Every request ends within this many seconds of the transport's creation, answered or failed
+  // as timed out; 0: no such limit.
+  long run_deadline_s = 0;
   int max_retries = 5;
   long backoff_base_ms = 1'000;
   long backoff_max_ms = 8'000;

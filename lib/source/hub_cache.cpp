@@ -8,6 +8,7 @@
 
 #include "core/json.hpp"
 #include "source/blob_id.hpp"
+#include "source/header_pack.hpp"
 #include "source/hf_cache.hpp"
 
 namespace hfi {
@@ -178,59 +179,6 @@ bool HubCache::store_listing(const std::string& commit, const std::vector<FileEn
   return write_atomically(own_dir(commit) / "files.json", doc.dump());
 }
 
-namespace {
-
-// headers.pack: "hfinspect header pack 2\n", then per shard a record of
-//   u32 little-endian path length, the path, u64 little-endian byte count, the bytes,
-//   u64 little-endian FNV-1a of the path and the bytes.
-// A record whose checksum fails makes the whole pack unread, and the headers are fetched again.
-// (Version 1 had no checksums; such a pack is not read either.)
-constexpr std::string_view kPackMagic = "hfinspect header pack 2\n";
-constexpr uint64_t kMaxPackBytes = uint64_t{4} << 30;
-
-uint64_t fnv1a(std::string_view a, std::string_view b) {
-  uint64_t h = 1469598103934665603ull;
-  for (std::string_view part : {a, b})
-    for (unsigned char c : part) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-void append_le(std::string& out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-// Reads `n` little-endian bytes at `at`, advancing it; nullopt past the end.
-std::optional<uint64_t> take_le(std::string_view data, size_t& at, int n) {
-  if (data.size() - at < static_cast<size_t>(n)) return std::nullopt;
-  uint64_t v = 0;
-  for (int i = 0; i < n; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(data[at + i])) << (8 * i);
-  at += static_cast<size_t>(n);
-  return v;
-}
-
-// The pack's records (views into `data`), or nullopt when the file is not a whole, well-formed pack.
-std::optional<std::map<std::string, std::string_view>> parse_header_pack(std::string_view data) {
-  if (!data.starts_with(kPackMagic)) return std::nullopt;
-  std::map<std::string, std::string_view> out;
-  size_t at = kPackMagic.size();
-  while (at < data.size()) {
-    auto path_len = take_le(data, at, 4);
-    if (!path_len || data.size() - at < *path_len) return std::nullopt;
-    std::string path(data.substr(at, static_cast<size_t>(*path_len)));
-    at += static_cast<size_t>(*path_len);
-    auto len = take_le(data, at, 8);
-    if (!len || data.size() - at < *len || !safe_repo_path(path)) return std::nullopt;
-    std::string_view bytes = data.substr(at, static_cast<size_t>(*len));
-    at += static_cast<size_t>(*len);
-    auto checksum = take_le(data, at, 8);
-    if (!checksum || *checksum != fnv1a(path, bytes)) return std::nullopt;
-    out[path] = bytes;
-  }
-  return out;
-}
-
-}  // namespace
-
 HeaderPackWriter::HeaderPackWriter(const HubCache& cache, const std::string& commit) {
   if (!is_commit_sha(commit)) return;
   target_ = cache.own_dir(commit) / "headers.pack";
@@ -239,7 +187,7 @@ HeaderPackWriter::HeaderPackWriter(const HubCache& cache, const std::string& com
   if (ec) return;
   temporary_ = temporary_name(target_);
   out_.open(temporary_, std::ios::binary | std::ios::trunc);
-  out_.write(kPackMagic.data(), static_cast<std::streamsize>(kPackMagic.size()));
+  out_.write(kHeaderPackMagic.data(), static_cast<std::streamsize>(kHeaderPackMagic.size()));
   ok_ = static_cast<bool>(out_);
 }
 
@@ -253,17 +201,10 @@ HeaderPackWriter::~HeaderPackWriter() {
 bool HeaderPackWriter::add(const std::string& path, std::string_view bytes) {
   if (!ok_) return false;
   if (!safe_repo_path(path)) return ok_ = false;
-  std::string framing;
-  append_le(framing, path.size(), 4);
-  out_.write(framing.data(), static_cast<std::streamsize>(framing.size()));
-  out_.write(path.data(), static_cast<std::streamsize>(path.size()));
-  framing.clear();
-  append_le(framing, bytes.size(), 8);
-  out_.write(framing.data(), static_cast<std::streamsize>(framing.size()));
+  const std::string head = pack_record_head(path, bytes.size()), tail = pack_record_tail(path, bytes);
+  out_.write(head.data(), static_cast<std::streamsize>(head.size()));
   out_.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  framing.clear();
-  append_le(framing, fnv1a(path, bytes), 8);
-  out_.write(framing.data(), static_cast<std::streamsize>(framing.size()));
+  out_.write(tail.data(), static_cast<std::streamsize>(tail.size()));
   return ok_ = static_cast<bool>(out_);
 }
 
@@ -386,18 +327,17 @@ std::vector<Result<std::string>> CachedSource::read_ranges(const std::vector<Ran
       out.emplace_back(miss(r.path, "header of " + r.path));
       continue;
     }
-    if (!header_pack_) {
-      if (auto bytes = read_small(own_ / "headers.pack", kMaxPackBytes)) header_pack_bytes_ = std::move(*bytes);
-      header_pack_ = parse_header_pack(header_pack_bytes_);
-      pack_damaged_ = !header_pack_ && !header_pack_bytes_.empty();
-      if (!header_pack_) header_pack_.emplace();  // none, or damaged: as good as empty
-    }
+    if (!header_pack_) header_pack_.emplace(own_ / "headers.pack");
+    std::string record;
     std::optional<std::string_view> prefix;
     std::optional<std::string> old_layout;
-    if (auto it = header_pack_->find(r.path); it != header_pack_->end()) {
-      prefix = it->second;
-    } else if ((old_layout = read_header_file(own_, r.path))) {
-      prefix = *old_layout;
+    bool damaged = header_pack_->damaged();
+    switch (header_pack_->read(r.path, record)) {
+      case HeaderPackReader::Lookup::Found: prefix = record; break;
+      case HeaderPackReader::Lookup::Damaged: damaged = true; break;
+      case HeaderPackReader::Lookup::Absent:
+        if ((old_layout = read_header_file(own_, r.path))) prefix = *old_layout;
+        break;
     }
     if (prefix && r.offset < prefix->size()) {
       out.emplace_back(std::string(prefix->substr(static_cast<size_t>(r.offset), static_cast<size_t>(r.length))));
@@ -413,7 +353,7 @@ std::vector<Result<std::string>> CachedSource::read_ranges(const std::vector<Ran
       out.push_back(std::move(part.front()));
       continue;
     }
-    out.emplace_back(miss(pack_damaged_ ? r.path + " (its header damaged in the cache)" : r.path, "header of " + r.path));
+    out.emplace_back(miss(damaged ? r.path + " (its header damaged in the cache)" : r.path, "header of " + r.path));
   }
   return out;
 }

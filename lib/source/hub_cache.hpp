@@ -11,8 +11,8 @@
 //                                                            in one file (one file creation, not
 //                                                            one per shard: 163 for DeepSeek-V3),
 //                                                            each record with a checksum
-// What is read back is checked: a blob against the ETag it is named by, the pack against its
-// checksums, files.json by parsing. Damage counts as a miss: fetched again online, named offline.
+// What is read back is checked: a blob against the ETag it is named by, each header in the pack
+// against its checksum (header_pack.hpp: read record by record), files.json by parsing. Damage counts as a miss: fetched again online, named offline.
 // (Earlier versions kept one file per shard under hfinspect/<commit>/headers/<path>; those are
 // still read.) Every write goes to a temporary name first and is renamed into place, so readers never see a
 // half-written file.
@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "source/header_pack.hpp"
 #include "source/local_source.hpp"
 #include "source/source.hpp"
 
@@ -97,7 +98,7 @@ class CachedSource final : public Source {
   CachedSource(const HubCache& cache, std::string repo_id, std::string commit, Listing listing = Listing::Recorded);
   // With the listing the Hub just gave (a revalidated branch).
   CachedSource(const HubCache& cache, std::string repo_id, std::string commit, std::vector<FileEntry> listing);
-  // Holds views into its own buffer (the header pack): neither copied nor moved.
+  // Holds the header pack open.
   CachedSource(const CachedSource&) = delete;
   CachedSource& operator=(const CachedSource&) = delete;
 
@@ -120,10 +121,7 @@ class CachedSource final : public Source {
   std::string repo_id_;
   std::string commit_;
   LocalSource snapshot_files_;
-  // headers.pack, read on first use: its bytes, and each shard's record as a view into them.
-  std::string header_pack_bytes_;
-  std::optional<std::map<std::string, std::string_view>> header_pack_;
-  bool pack_damaged_ = false;  // the pack is there but fails its framing or a checksum
+  std::optional<HeaderPackReader> header_pack_;  // opened on first use
   Listing listing_kind_ = Listing::Recorded;
   std::optional<std::vector<FileEntry>> listing_;
   std::vector<std::string> misses_;

@@ -17,6 +17,9 @@ Error hub_error(const http::Response& r, const RepoRef& ref, const HubSettings& 
   if (r.status == 0) {
     std::string message = "cannot fetch " + subject + " from " + settings.endpoint + ": " + r.transport_error;
     if (r.attempts > 1) message += " (after " + std::to_string(r.attempts) + " attempts)";
+    if (r.timed_out)
+      return {ErrorKind::Network, r.url, "", message,
+              "the server or the network is slow or stalled; --timeout and --deadline allow more time, --offline reads the cache"};
     return {ErrorKind::Network, r.url, "", message,
             "check the network, the proxy variables (https_proxy, no_proxy) and HF_ENDPOINT; --offline reads the cache"};
   }

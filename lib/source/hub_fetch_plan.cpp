@@ -144,7 +144,10 @@ class PlanRun {
   }
 
   void take_first_read(const std::string& path, http::Response& r, http::Transport::FollowUps& more) {
-    if (!answered_with_bytes(r)) return;  // the loader asks again, and reports what fails
+    if (!answered_with_bytes(r)) {  // the loader asks again with what is left of the file's retries
+      round_.failed_reads.insert_or_assign(path, std::move(r));
+      return;
+    }
     remember_location(path, r);
     HeaderRead& read = round_.headers[path];
     read.commit = r.first_header("x-repo-commit");
@@ -169,7 +172,8 @@ class PlanRun {
   }
 
   // A header longer than its first read: the rest, from where the first read's bytes came.
-  void send_rest(const std::string& path, const HeaderRead& read, http::Transport::FollowUps& more) {
+  // `attempts` is what the file's budget leaves for it (0: the whole budget).
+  void send_rest(const std::string& path, const HeaderRead& read, http::Transport::FollowUps& more, int attempts = 0) {
     const FileEntry* file = info_ ? listed(*info_, path) : nullptr;
     if (!file || read.commit != info_->commit) return;
     auto n = read_safetensors_header_length({reinterpret_cast<const unsigned char*>(read.bytes.data()), read.bytes.size()}, path,
@@ -180,6 +184,7 @@ class PlanRun {
     rest.url = cdn == round_.cdn_locations.end() ? url(path) : cdn->second;
     rest.range_offset = read.bytes.size();
     rest.range_length = 8 + *n - read.bytes.size();
+    rest.max_attempts = attempts;
     rest_bytes_ += rest.range_length;
     send(more, FetchStep::HeaderRest, path, std::move(rest));
   }
@@ -191,8 +196,11 @@ class PlanRun {
       parse_if_whole(path, read);
       return;
     }
-    // A signed URL can expire, or a CDN refuse it: once more through the Hub's redirect.
-    if (round_.cdn_locations.erase(path) > 0) send_rest(path, read, more);
+    // A signed URL can expire, or a CDN refuse it: once more through the Hub's redirect, within
+    // what the file's budget leaves.
+    const int left = attempts_left(settings_, r.attempts);
+    if (round_.cdn_locations.erase(path) > 0 && left > 0) return send_rest(path, read, more, left);
+    round_.failed_reads.insert_or_assign(path, std::move(r));
   }
 
   const RepoRef& ref_;
@@ -253,6 +261,8 @@ Result<RepoInfo> fetch_repo_info(const RepoRef& ref, const HubSettings& settings
 std::string resolve_url(const RepoRef& ref, const HubSettings& settings, const std::string& revision, const std::string& path) {
   return settings.endpoint + "/" + ref.repo_id + "/resolve/" + http::encode_component(revision) + "/" + http::encode_path(path);
 }
+
+int attempts_left(const HubSettings& settings, int spent) { return std::max(0, settings.retries + 1 - spent); }
 
 uint64_t early_probe_bytes(uint64_t default_probe, uint64_t index_bytes, size_t shards) {
   // The index names every tensor once, with its shard's file name; a header names it with its

@@ -84,6 +84,8 @@ struct FetchedRound {
   std::map<std::string, http::Response> files;   // the metadata files' answers, by path
   std::set<std::string> kept_files;              // of those, the ones the file sink kept
   std::map<std::string, HeaderRead> headers;     // header reads that succeeded, by path
+  // Header reads that failed, by path: a later read of the file has what their retries left.
+  std::map<std::string, http::Response> failed_reads;
   std::optional<ParsedIndex> index;
   // Where a file's bytes came from when the Hub sent its read elsewhere (the CDN's signed URL):
   // a later range of the same file goes there directly, one round trip instead of two.
@@ -105,6 +107,10 @@ Result<RepoInfo> fetch_repo_info(const RepoRef& ref, const HubSettings& settings
 
 // The URL of a file at `revision`.
 std::string resolve_url(const RepoRef& ref, const HubSettings& settings, const std::string& revision, const std::string& path);
+
+// Attempts left to a file whose reads so far made `spent` (one budget per file, however many
+// requests it takes).
+int attempts_left(const HubSettings& settings, int spent);
 
 // How many bytes the header reads sent ahead ask of each shard: `default_probe`, or more when the
 // index (`index_bytes` long, over `shards` root-level shards) suggests longer headers.

@@ -19,6 +19,11 @@ struct HubSettings {
   std::filesystem::path cache_dir;
   long timeout_s = 10;  // stall timeout per request
   int retries = 5;
+  long deadline_s = 0;  // of the whole run, per target; 0: run_deadline_s()
+
+  // Unless set, 24 stall timeouts (4 minutes at the default): room for the retries of a few
+  // sequential rounds, while a server that holds every request still ends the run.
+  long run_deadline_s() const { return deadline_s > 0 ? deadline_s : 24 * timeout_s; }
   std::string ca_bundle;
 };
 

@@ -78,6 +78,7 @@ Status HubSource::take_round(FetchedRound round, bool info_known) {
     }
   }
   read_ahead_ = std::move(round.headers);
+  failed_reads_ = std::move(round.failed_reads);
   parsed_index_ = std::move(round.index);
   cdn_locations_ = std::move(round.cdn_locations);
   std::vector<std::string> stale;
@@ -236,6 +237,15 @@ std::vector<Result<std::string>> HubSource::read_ranges(const std::vector<RangeR
     const auto& rr = requests[i];
     if (serve_read_ahead(rr, slots[i])) continue;
     http::Request r;
+    // A file whose read-ahead failed has only what that read's retries left.
+    if (auto failed = failed_reads_.find(rr.path); failed != failed_reads_.end()) {
+      r.max_attempts = attempts_left(settings_, failed->second.attempts);
+      if (r.max_attempts == 0) {
+        http::Response answer = failed->second;
+        slots[i] = take_range(rr, answer);
+        continue;
+      }
+    }
     auto known = cdn_locations_.find(rr.path);
     r.url = known != cdn_locations_.end() ? known->second : file_url(rr.path);
     r.range_offset = rr.offset;
@@ -249,11 +259,15 @@ std::vector<Result<std::string>> HubSource::read_ranges(const std::vector<RangeR
   const std::vector<http::Request> sent = batch;
   transport_.run(std::move(batch), "shard headers", [&](size_t j, http::Response& r, http::Transport::FollowUps& more) {
     const size_t i = owner[j];
-    // A signed URL can expire, or a CDN refuse it: that read goes through the Hub after all.
-    if (j < to_cdn.size() && to_cdn[j] && r.status != 200 && r.status != 206 && r.status != 416) {
+    // A signed URL can expire, or a CDN refuse it: that read goes through the Hub after all,
+    // within what the file's budget leaves.
+    const bool refused_by_cdn = j < to_cdn.size() && to_cdn[j] && r.status != 200 && r.status != 206 && r.status != 416;
+    const int budget = refused_by_cdn && sent[j].max_attempts > 0 ? sent[j].max_attempts : settings_.retries + 1;
+    if (refused_by_cdn && budget > r.attempts) {
       cdn_locations_.erase(requests[i].path);
       http::Request again = sent[j];
       again.url = file_url(requests[i].path);
+      again.max_attempts = budget - r.attempts;
       owner.push_back(i);
       more.send(std::move(again));
       return;

@@ -70,6 +70,7 @@ class HubSource final : public Source {
   // index can be tens of MB) on its first read; a second read fetches again.
   std::map<std::string, std::optional<std::string>> prefetched_;
   std::map<std::string, HeaderRead> read_ahead_;
+  std::map<std::string, http::Response> failed_reads_;  // the plan's failed header reads, by path
   std::optional<ParsedIndex> parsed_index_;
   std::map<std::string, std::string> cdn_locations_;
   std::vector<std::string> notes_;

@@ -445,7 +445,9 @@ struct EventServer::Impl {
           data = zeros().data();
           body_offer = static_cast<size_t>(std::min<uint64_t>(left, kChunk));
         }
-        iov[count++] = {const_cast<char*>(data), body_offer};
+        // A dripped body starts once the head is out, a byte at a time.
+        if (c->body.drip_interval.count() > 0) body_offer = c->head_sent < c->out_head.size() ? 0 : std::min<size_t>(body_offer, 1);
+        if (body_offer > 0) iov[count++] = {const_cast<char*>(data), body_offer};
       }
       if (count == 0) break;
       // Counted before the write, so a client that already holds the bytes never sees a lower count.
@@ -467,6 +469,8 @@ struct EventServer::Impl {
       size_t body_part = n - head_part;
       c->body_sent += body_part;
       if (c->body.counter) *c->body.counter -= body_offer - body_part;
+      if (c->body.drip_interval.count() > 0 && c->head_sent == c->out_head.size() && c->body_sent < c->body_to_send)
+        return drip_later(*c);
     }
     watch_output(*c, false);
     if (c->close_after) {
@@ -482,6 +486,13 @@ struct EventServer::Impl {
     c->body = Body{};
     c->out_head.clear();
     if (!c->in.empty()) reparse.push_back(id);
+  }
+
+  // The next byte of a dripped body goes out on a timer, not when the socket has room.
+  void drip_later(Connection& c) {
+    watch_output(c, false);
+    uint64_t id = c.id;
+    timers.push({Clock::now() + c.body.drip_interval, timer_seq++, [this, id] { flush(id); }});
   }
 
   void run_due_timers() {

@@ -56,6 +56,8 @@ struct Body {
   uint64_t length = 0;  // what Content-Length announces
   // Bytes actually sent before the connection is closed; below `length` it cuts the body short.
   uint64_t send_limit = std::numeric_limits<uint64_t>::max();
+  // Above zero: one byte at a time, this long apart (HTTP/1.1; a server that drips its answer).
+  std::chrono::milliseconds drip_interval{0};
   // Counts the bytes handed to the socket (may be null).
   std::shared_ptr<std::atomic<uint64_t>> counter;
 };

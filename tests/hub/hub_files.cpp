@@ -18,6 +18,7 @@ void TestHub::Impl::send_bytes(http::Response& res, int status, std::shared_ptr<
     res.body.send_limit = length / 2;  // about half, then the server hangs up
     put(res, "Connection", "close");
   }
+  res.body.drip_interval = ctx.drip_interval;
 }
 
 void TestHub::Impl::send_text(http::Response& res, int status, std::string body, const std::string& content_type) {

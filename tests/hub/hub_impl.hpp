@@ -34,6 +34,8 @@ struct RequestContext {
   std::chrono::steady_clock::time_point received;
   bool ignore_range = false;    // IgnoreRange fault
   bool reset_mid_body = false;  // ResetMidBody fault
+  std::chrono::milliseconds drip_interval{0};  // Drip fault: a byte of the body per interval
+  bool long_redirect_body = false;  // LongRedirectBody fault
   std::shared_ptr<std::atomic<uint64_t>> body_bytes;
 };
 

@@ -162,6 +162,8 @@ void TestHub::Impl::on_request(const std::string& origin, http::Request&& req, h
     }
     if (fault && fault->kind == FaultKind::IgnoreRange) ctx.ignore_range = true;
     if (fault && fault->kind == FaultKind::ResetMidBody) ctx.reset_mid_body = true;
+    if (fault && fault->kind == FaultKind::Drip) ctx.drip_interval = fault->delay.count() > 0 ? fault->delay : std::chrono::milliseconds(500);
+    if (fault && fault->kind == FaultKind::LongRedirectBody) ctx.long_redirect_body = true;
     if (fault && (fault->kind == FaultKind::Status || fault->kind == FaultKind::RedirectLoop)) {
       detail::current() = std::move(ctx);
       http::Response res;
@@ -202,6 +204,10 @@ void TestHub::Impl::answer(const std::string& origin, RequestContext ctx, const 
 void TestHub::Impl::deliver(const std::string& origin, const http::Request& req, http::Response res,
                             http::Responder responder) {
   add_common_headers(req, res, origin);
+  if (detail::current().long_redirect_body && res.status >= 300 && res.status < 400) {
+    res.body.first = 0;
+    res.body.length = 1u << 20;  // the redirect's text, then zeros
+  }
   log_routed(origin, req, res);
   responder.send(std::move(res));
 }
@@ -361,6 +367,8 @@ const char* to_string(FaultKind kind) {
     case FaultKind::SlowFirstByte: return "SlowFirstByte";
     case FaultKind::Hang: return "Hang";
     case FaultKind::RedirectLoop: return "RedirectLoop";
+    case FaultKind::Drip: return "Drip";
+    case FaultKind::LongRedirectBody: return "LongRedirectBody";
   }
   return "?";
 }
@@ -370,7 +378,7 @@ FaultKind parse_fault_kind(const std::string& name) {
   for (char c : name)
     if (c != '_' && c != '-') squashed += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (FaultKind k : {FaultKind::Status, FaultKind::IgnoreRange, FaultKind::ResetMidBody, FaultKind::SlowFirstByte,
-                      FaultKind::Hang, FaultKind::RedirectLoop}) {
+                      FaultKind::Hang, FaultKind::RedirectLoop, FaultKind::Drip, FaultKind::LongRedirectBody}) {
     std::string candidate;
     for (const char* p = to_string(k); *p; ++p) candidate += static_cast<char>(std::tolower(static_cast<unsigned char>(*p)));
     if (candidate == squashed) return k;

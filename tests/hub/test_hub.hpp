@@ -43,6 +43,8 @@ enum class FaultKind {
   SlowFirstByte,  // wait `delay` before answering normally
   Hang,           // never answer (but return promptly when the hub is stopped)
   RedirectLoop,   // 302 to the same URL forever
+  Drip,           // send the head at once, then the body one byte every `delay` (500 ms if 0); HTTP/1.1 only
+  LongRedirectBody,  // a 3xx answer (the Hub's redirect) carries a 1 MiB body
 };
 
 struct FaultRule {

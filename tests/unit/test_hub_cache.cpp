@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -43,4 +44,66 @@ TEST_CASE("hub cache: a header pack cut short by the file system is not renamed 
       UNSCOPED_INFO("left behind: " << entry.path() << " (" << (entry.is_regular_file() ? fs::file_size(entry.path()) : 0) << " bytes)");
     }
   CHECK(files == 0);  // neither the pack nor its temporary
+}
+
+namespace {
+
+// Writes `bytes` as headers.pack of `commit` and returns the pack's path.
+fs::path write_pack(const fs::path& dir, const std::map<std::string, std::string>& headers) {
+  fs::remove_all(dir);
+  hfi::HubCache cache(dir, "org/name");
+  const std::string commit(40, 'b');
+  REQUIRE(cache.store_header_pack(commit, headers));
+  return cache.own_dir(commit) / "headers.pack";
+}
+
+void flip_byte(const fs::path& file, uint64_t at) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(at));
+  char c = 0;
+  f.get(c);
+  f.seekp(static_cast<std::streamoff>(at));
+  f.put(static_cast<char>(c ^ 0x20));
+}
+
+}  // namespace
+
+TEST_CASE("header pack: read record by record, each checked on its own", "[cache]") {
+  const fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "hub-cache-pack";
+  const std::map<std::string, std::string> headers{{"a.safetensors", std::string(100, 'a')}, {"b.safetensors", std::string(200, 'b')}};
+  const fs::path pack = write_pack(dir, headers);
+  // The layout by hand: 24 bytes of magic; a's record is 4 + 13 + 8 + 100 + 8 bytes; b's bytes
+  // start 4 + 13 + 8 bytes into its own.
+  REQUIRE(fs::file_size(pack) == 24 + (4 + 13 + 8 + 100 + 8) + (4 + 13 + 8 + 200 + 8));
+  std::string bytes;
+  {
+    hfi::HeaderPackReader reader(pack);
+    CHECK_FALSE(reader.damaged());
+    CHECK(reader.read("b.safetensors", bytes) == hfi::HeaderPackReader::Lookup::Found);
+    CHECK(bytes == headers.at("b.safetensors"));
+    CHECK(reader.read("c.safetensors", bytes) == hfi::HeaderPackReader::Lookup::Absent);
+  }
+  flip_byte(pack, 24 + 133 + 25 + 50);  // inside b's bytes
+  {
+    hfi::HeaderPackReader reader(pack);
+    CHECK_FALSE(reader.damaged());  // the framing holds
+    CHECK(reader.read("a.safetensors", bytes) == hfi::HeaderPackReader::Lookup::Found);
+    CHECK(bytes == headers.at("a.safetensors"));
+    CHECK(reader.read("b.safetensors", bytes) == hfi::HeaderPackReader::Lookup::Damaged);
+  }
+  SECTION("a length that runs past the end of the file") {
+    flip_byte(pack, 24 + 4 + 13 + 7);  // the top byte of a's byte count
+    hfi::HeaderPackReader reader(pack);
+    CHECK(reader.damaged());
+    CHECK(reader.read("a.safetensors", bytes) == hfi::HeaderPackReader::Lookup::Absent);
+  }
+  SECTION("a file cut short") {
+    fs::resize_file(pack, fs::file_size(pack) - 3);
+    CHECK(hfi::HeaderPackReader(pack).damaged());
+  }
+  SECTION("another version's magic") {
+    flip_byte(pack, 22);  // the version digit
+    CHECK(hfi::HeaderPackReader(pack).damaged());
+  }
+  SECTION("no pack at all") { CHECK_FALSE(hfi::HeaderPackReader(dir / "none").damaged()); }
 }

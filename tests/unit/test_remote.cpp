@@ -19,43 +19,22 @@
 #include "http/http.hpp"
 #include "hub/test_hub.hpp"
 #include "support/fixture_repo.hpp"
+#include "support/hub_runs.hpp"
 #include "support/run_cli.hpp"
 
 namespace fs = std::filesystem;
 using hfi::testhub::FaultKind;
 using hfi::testhub::FaultRule;
 using hfi::testhub::TestHub;
+using hfi::testing::count_if;
+using hfi::testing::fixture_hub;
+using hfi::testing::hub_env;
 using hfi::testing::run_cli;
+using hfi::testing::total_params;
 
 namespace {
 
 fs::path fresh_dir(const std::string& name) { return hfi::testing::fresh_work_dir("remote/" + name); }
-
-hfi::testhub::Options fixture_hub() {
-  hfi::testhub::Options o;
-  o.fixtures = hfi::testing::fixtures_dir();
-  return o;
-}
-
-// A clean environment that points hfinspect at `hub` and at its own cache.
-std::string hub_env(const TestHub& hub, const fs::path& cache, const std::string& extra = "") {
-  return "env -i PATH=/usr/bin:/bin HOME=" + (cache / "home").string() + " HF_ENDPOINT=" + hub.endpoint() +
-         " HF_HUB_CACHE=" + cache.string() + " " + extra;
-}
-
-hfi::Json parse(const std::string& text) {
-  auto doc = hfi::parse_json(text, "stdout");
-  REQUIRE(doc);
-  return std::move(doc.value());
-}
-
-uint64_t total_params(const std::string& json_text) {
-  auto doc = parse(json_text);
-  const hfi::Json* params = doc.find("params");
-  REQUIRE(params);
-  REQUIRE(params->find("total"));
-  return params->find("total")->as_uint().value_or(0);
-}
 
 // The report minus its "repo" block, which names the source and so differs by design.
 hfi::Json without_repo(const hfi::Json& doc) {
@@ -79,10 +58,6 @@ std::vector<std::string> fixture_repos() {
   }
   std::sort(repos.begin(), repos.end());
   return repos;
-}
-
-size_t count_if(const std::vector<hfi::testhub::RequestRecord>& log, const std::function<bool(const hfi::testhub::RequestRecord&)>& f) {
-  return static_cast<size_t>(std::count_if(log.begin(), log.end(), f));
 }
 
 hfi::testhub::VirtualFile regular(std::string text) {
@@ -149,8 +124,8 @@ TEST_CASE("every fixture gives the same JSON report through the hub as from its 
     auto remote = run_cli(repo + " --json", hub_env(hub, cache));
     INFO(remote.err);
     REQUIRE(remote.code == 0);
-    CHECK(without_repo(parse(remote.out)) == without_repo(parse(local.out)));
-    auto doc = parse(remote.out);
+    CHECK(without_repo(hfi::testing::parse_stdout(remote.out)) == without_repo(hfi::testing::parse_stdout(local.out)));
+    auto doc = hfi::testing::parse_stdout(remote.out);
     const hfi::Json* source = doc.find("repo")->find("source");
     CHECK(source->as_string() == "hub");
     CHECK(doc.find("repo")->find("commit")->as_string() == hub.commit_of(repo));
@@ -183,7 +158,7 @@ TEST_CASE("163 shards: two requests per shard, a handful more, none on a warm pi
   auto pinned = run_cli(repo + "@" + hub.commit_of(repo) + " --json", hub_env(hub, cache));
   REQUIRE(pinned.code == 0);
   CHECK(hub.requests().empty());
-  CHECK(without_repo(parse(pinned.out)) == without_repo(parse(cold.out)));
+  CHECK(without_repo(hfi::testing::parse_stdout(pinned.out)) == without_repo(hfi::testing::parse_stdout(cold.out)));
 
   // Warm on a branch: one request to learn where main points now.
   hub.clear_requests();
@@ -209,7 +184,7 @@ TEST_CASE("a cache that cannot be written costs a note, not the report", "[remot
   INFO(run.err);
   REQUIRE(run.code == 0);
   CHECK(total_params(run.out) == 8'030'261'248ull);  // the Hub's published count
-  auto doc = parse(run.out);
+  auto doc = hfi::testing::parse_stdout(run.out);
   const hfi::Json* notes = doc.find("notes");
   REQUIRE(notes);
   size_t cache_notes = 0;
@@ -388,7 +363,7 @@ TEST_CASE("revisions: tags, pull requests, short shas, URLs", "[remote]") {
     INFO(r.err);
     REQUIRE(r.code == 0);
     CHECK(total_params(r.out) == 134'515'008ull);
-    CHECK(parse(r.out).find("repo")->find("commit")->as_string() == commit);
+    CHECK(hfi::testing::parse_stdout(r.out).find("repo")->find("commit")->as_string() == commit);
   }
   // The revision goes out percent-encoded, as huggingface_hub sends it.
   auto log = hub.requests();
@@ -416,7 +391,7 @@ TEST_CASE("repos without safetensors at the root", "[remote]") {
     auto r = run_cli(repo + " --json", hub_env(hub, fresh_dir(repo)));
     INFO(r.err);
     REQUIRE(r.code == 0);
-    auto doc = parse(r.out);
+    auto doc = hfi::testing::parse_stdout(r.out);
     CHECK(doc.find("params")->find("source")->as_string() == "formula");
     CHECK(total_params(r.out) == 8'030'261'248ull);  // Llama-3.1-8B's formula, from its config alone
     CHECK_THAT(r.out, Catch::Contains(repo == "test/bin-only" ? "pytorch_model.bin" : "model-Q4_K_M.gguf"));
