@@ -227,6 +227,15 @@ ReconcileStatus status_of(const ArchModel* expected, const Reconciliation& r) {
 
 }  // namespace
 
+const char* reconcile_source_name(ReconcileSource source) {
+  switch (source) {
+    case ReconcileSource::None: return "none";
+    case ReconcileSource::Headers: return "headers";
+    case ReconcileSource::Index: return "index";
+  }
+  return "none";
+}
+
 const char* reconcile_status_name(ReconcileStatus status) {
   switch (status) {
     case ReconcileStatus::NoSpec: return "no-spec";
@@ -253,16 +262,21 @@ Reconciliation reconcile(const ArchModel* expected, StorageView& actual) {
   return r;
 }
 
-IndexReconciliation reconcile_index(const ArchModel& expected, const SafetensorsIndex& index, uint32_t bytes_per_param) {
+IndexReconciliation reconcile_index(const ArchModel& expected, const SafetensorsIndex& index, uint32_t bytes_per_param,
+                                    Reconciliation& by_name) {
   IndexReconciliation r;
   r.total_size = index.total_size;
   StorageView names_only;
   for (const auto& [tensor, shard] : index.weight_map) names_only.logical.push_back({tensor, {}, 0, "", 0, 0});
-  Reconciliation named = reconcile(&expected, names_only);
+  by_name = reconcile(&expected, names_only);
+  // A name carries no shape and no size: what was compared is presence alone.
+  by_name.shape_mismatches.clear();
+  by_name.matched_params = 0;
+  by_name.status = ReconcileStatus::NamesOnly;
+  by_name.source = ReconcileSource::Index;
+  const Reconciliation& named = by_name;
   r.listed_tensors = index.weight_map.size();
   r.expected_tensors = expected.tensors.size();
-  for (const auto& m : named.missing) r.missing.push_back(m.name);
-  r.unexplained = named.unexplained;
   NameLookup listed(names_only);
   std::string name;
   for (size_t i = 0; i < expected.tensors.size(); ++i) {
@@ -278,6 +292,7 @@ IndexReconciliation reconcile_index(const ArchModel& expected, const Safetensors
     if (stored_optional) r.listed_optional.push_back(i);
     if (!t.optional || stored_optional) r.expected_bytes += t.params() * bytes_per_param;
   }
+  by_name.expected_of.clear();  // it indexes the names above, not the report's (empty) storage
   return r;
 }
 

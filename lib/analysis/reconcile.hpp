@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,8 +46,14 @@ enum class ReconcileStatus {
 // "no-spec", "complete", "extras", "mismatch", "names-only", "no-weights": the reports' spelling.
 const char* reconcile_status_name(ReconcileStatus status);
 
+// What the stored tensors were known by: their shard headers (names, shapes, sizes), or only the
+// names the index lists (no shard headers: what they hold is unknown).
+enum class ReconcileSource { None, Headers, Index };
+const char* reconcile_source_name(ReconcileSource source);  // "none", "headers", "index"
+
 struct Reconciliation {
   ReconcileStatus status = ReconcileStatus::NoSpec;
+  ReconcileSource source = ReconcileSource::None;
   std::string lm_prefix = "model.";
   std::string head_prefix = "lm_head.";
   std::vector<int64_t> expected_of;  // per logical tensor: index into ArchModel::tensors, or -1
@@ -71,14 +78,16 @@ Reconciliation reconcile(const ArchModel* expected, StorageView& actual);
 struct IndexReconciliation {
   uint64_t expected_tensors = 0;
   uint64_t listed_tensors = 0;
-  std::vector<std::string> missing;
-  std::vector<PatternGroup> unexplained;
   uint64_t expected_bytes = 0;  // at the config's torch_dtype
   std::optional<uint64_t> total_size;
   // Spec tensors marked optional (tied heads, buffers) that the index does list: they are stored.
   std::vector<size_t> listed_optional;
 };
-IndexReconciliation reconcile_index(const ArchModel& expected, const SafetensorsIndex& index, uint32_t bytes_per_param);
+// Compares the names `index` lists with the spec: what is missing and unexplained goes to
+// `by_name` (status NamesOnly, source Index; no shapes or sizes, so no parameters of unexplained
+// tensors and no shape checks), the rest of the comparison is returned.
+IndexReconciliation reconcile_index(const ArchModel& expected, const SafetensorsIndex& index, uint32_t bytes_per_param,
+                                    Reconciliation& by_name);
 
 // model.layers.12.mlp.experts.3.w1.weight -> model.layers.{i}.mlp.experts.{j}.w1.weight
 std::string name_pattern(std::string_view name);

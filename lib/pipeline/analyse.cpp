@@ -141,6 +141,7 @@ void count_parameters(const Snapshot& snap, uint32_t weight_bytes, Report& r) {
                                 ", whose headers hfinspect does not read: parameter totals are from the config formula only");
   }
   r.reconcile = reconcile(spec, r.storage);  // also files AutoGPTQ's all-zero bias buffers as bookkeeping
+  if (!snap.shards.empty()) r.reconcile.source = ReconcileSource::Headers;
   if (!spec && !snap.shards.empty()) r.inferred = infer_structure(r.storage);
   r.params = compute_params(spec, r.storage, r.reconcile);
   if (!spec) return;
@@ -148,13 +149,15 @@ void count_parameters(const Snapshot& snap, uint32_t weight_bytes, Report& r) {
   r.formula_total = formula.total;
   r.formula_active = formula.active;
   if (!snap.shards.empty()) return;
-  if (snap.index) r.index_reconcile = reconcile_index(*spec, *snap.index, weight_bytes);
   // No headers to count: the config formula is the best figure there is, and says so.
   r.params_source = ParamsSource::Formula;
-  // What the index lists is what the repo stores: a tied head or a buffer it lists counts.
-  r.params = r.index_reconcile ? formula_params(*spec, r.index_reconcile->listed_optional) : formula;
+  r.params = formula;
   r.reconcile = Reconciliation{};
-  r.reconcile.status = r.index_reconcile ? ReconcileStatus::NamesOnly : ReconcileStatus::NoWeights;
+  r.reconcile.status = ReconcileStatus::NoWeights;
+  if (!snap.index) return;
+  r.index_reconcile = reconcile_index(*spec, *snap.index, weight_bytes, r.reconcile);
+  // What the index lists is what the repo stores: a tied head or a buffer it lists counts.
+  r.params = formula_params(*spec, r.index_reconcile->listed_optional);
 }
 
 void audit_quantization(const DeclaredQuantization& declared, Report& r) {

@@ -34,17 +34,15 @@ std::vector<Finding> collect_findings(const Report& r) {
     out.push_back({FindingKind::Unexplained, g.pattern,
                    with_commas(g.tensors) + " tensor(s) " + g.pattern + what + " match nothing in the " + spec_name(r) + " spec"});
   };
+  // A folder without headers is reconciled by the names its index lists: the same findings, which
+  // say so.
+  const bool by_name = r.reconcile.source == ReconcileSource::Index;
   if (r.spec)
-    for (const auto& g : r.reconcile.unexplained) unexplained(g, " (" + with_commas(g.params) + " params)");
-  // A folder without headers is reconciled by the names its index lists: the same kinds of finding.
-  if (r.spec && r.index_reconcile) {
-    for (const auto& g : r.index_reconcile->unexplained) unexplained(g, " listed in the index");
-    for (const auto& name : r.index_reconcile->missing)
-      out.push_back({FindingKind::Missing, name, name + " is expected by the " + spec_name(r) + " spec but not listed in the index"});
-  }
+    for (const auto& g : r.reconcile.unexplained) unexplained(g, by_name ? " listed in the index" : " (" + with_commas(g.params) + " params)");
   for (const auto& m : r.reconcile.missing)
     out.push_back({FindingKind::Missing, m.name,
-                   m.name + " (" + with_commas(m.params) + " params) is expected by the " + spec_name(r) + " spec but not stored"});
+                   m.name + " (" + with_commas(m.params) + " params) is expected by the " + spec_name(r) + " spec but " +
+                       (by_name ? "not listed in the index" : "not stored")});
   for (const auto& s : r.reconcile.shape_mismatches)
     out.push_back({FindingKind::ShapeMismatch, s.name,
                    s.name + " is stored as " + shape_text(s.actual) + ", the spec expects " + shape_text(s.expected)});

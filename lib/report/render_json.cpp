@@ -18,10 +18,13 @@ Json counts(const std::vector<std::pair<std::string, uint64_t>>& v) {
   return o.done();
 }
 
-Json groups(const std::vector<PatternGroup>& gs) {
+// Groups of tensors; `sized` false when only their names are known (null params and bytes).
+Json groups(const std::vector<PatternGroup>& gs, bool sized = true) {
   std::vector<Json> items;
+  auto known = [sized](uint64_t v) { return sized ? std::optional<uint64_t>(v) : std::nullopt; };
   for (const auto& g : gs)
-    items.push_back(Obj().add("pattern", g.pattern).add("tensors", g.tensors).add("params", g.params).add("bytes", g.bytes).done());
+    items.push_back(
+        Obj().add("pattern", g.pattern).add("tensors", g.tensors).add_optional("params", known(g.params)).add_optional("bytes", known(g.bytes)).done());
   return Json::make_array(std::move(items));
 }
 
@@ -152,8 +155,6 @@ Json index_only_json(const IndexReconciliation& ir) {
   return Obj()
       .add("expected_tensors", ir.expected_tensors)
       .add("listed_tensors", ir.listed_tensors)
-      .add("missing", strings(ir.missing))
-      .add("unexplained", groups(ir.unexplained))
       .add("expected_bytes", ir.expected_bytes)
       .add_optional("total_size", ir.total_size)
       .done();
@@ -161,18 +162,22 @@ Json index_only_json(const IndexReconciliation& ir) {
 
 Json reconcile_json(const Report& r) {
   const Reconciliation& rc = r.reconcile;
+  // From the index alone, tensors have names but no sizes: their parameters are unknown, not 0.
+  const bool sized = rc.source != ReconcileSource::Index;
+  auto known = [sized](uint64_t v) { return sized ? std::optional<uint64_t>(v) : std::nullopt; };
   std::vector<Json> missing, mismatches;
   for (const auto& m : rc.missing) missing.push_back(Obj().add("name", m.name).add("role", role_name(m.role)).add("params", m.params).done());
   for (const auto& m : rc.shape_mismatches)
     mismatches.push_back(Obj().add("name", m.name).add("expected", shape(m.expected)).add("actual", shape(m.actual)).done());
   Obj rec;
   rec.add("status", reconcile_status_name(rc.status))
+      .add("source", reconcile_source_name(rc.source))
       .add("matched", rc.matched_tensors)
-      .add("matched_params", rc.matched_params)
+      .add_optional("matched_params", known(rc.matched_params))
       .add("unexplained_tensors", rc.unexplained_tensors)
-      .add("unexplained_params", rc.unexplained_params)
-      .add("unexplained", groups(rc.unexplained))
-      .add("unexplained_structures", groups(rc.unexplained_structures))
+      .add_optional("unexplained_params", known(rc.unexplained_params))
+      .add("unexplained", groups(rc.unexplained, sized))
+      .add("unexplained_structures", groups(rc.unexplained_structures, sized))
       .add("missing", Json::make_array(std::move(missing)))
       .add("absent_by_design", strings(rc.absent_by_design))
       .add("absent_parts", strings(rc.absent_parts))

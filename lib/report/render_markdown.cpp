@@ -62,10 +62,14 @@ void reconcile_section(std::string& out, const Report& r) {
   const Reconciliation& rc = r.reconcile;
   out += "\n**Reconcile:** `" + std::string(reconcile_status_name(rc.status)) + "`, " + with_commas(rc.matched_tensors) + " matched, " +
          with_commas(rc.unexplained_tensors) + " unexplained\n";
-  if (!rc.unexplained.empty()) {
-    out += "\n| unexplained pattern | tensors | params |\n|---|---:|---:|\n";
-    for (const auto& g : rc.unexplained) out += "| `" + g.pattern + "` | " + with_commas(g.tensors) + " | " + with_commas(g.params) + " |\n";
+  if (rc.unexplained.empty()) return;
+  if (rc.source == ReconcileSource::Index) {  // names from the index: no sizes to show
+    out += "\n| unexplained pattern (listed in the index) | tensors |\n|---|---:|\n";
+    for (const auto& g : rc.unexplained) out += "| `" + g.pattern + "` | " + with_commas(g.tensors) + " |\n";
+    return;
   }
+  out += "\n| unexplained pattern | tensors | params |\n|---|---:|---:|\n";
+  for (const auto& g : rc.unexplained) out += "| `" + g.pattern + "` | " + with_commas(g.tensors) + " | " + with_commas(g.params) + " |\n";
 }
 
 void findings_section(std::string& out, const Report& r) {

@@ -168,6 +168,10 @@ void quantization_section(std::string& out, const Style& st, const Report& r) {
 }
 
 void unexplained_lines(std::string& out, const Style& st, const Reconciliation& rc) {
+  if (rc.source == ReconcileSource::Index) {  // names only: no sizes to show
+    for (const auto& g : rc.unexplained) line(out, st, "", st.warn("unexplained ") + g.pattern + " ×" + with_commas(g.tensors));
+    return;
+  }
   if (rc.unexplained_structures.empty()) return;
   line(out, st, "", "unexplained structures:");
   for (const auto& g : rc.unexplained_structures)
@@ -186,6 +190,11 @@ void unexplained_lines(std::string& out, const Style& st, const Reconciliation& 
 void reconcile_section(std::string& out, const Style& st, const Report& r) {
   const Reconciliation& rc = r.reconcile;
   std::string status = rc.status == ReconcileStatus::Complete ? st.good("complete") : st.warn(reconcile_status_name(rc.status));
+  if (rc.source == ReconcileSource::Index && r.index_reconcile)
+    line(out, st, "Reconcile", status + " (no shard headers): " + with_commas(r.index_reconcile->listed_tensors) +
+                                   " tensors listed in the index, " + with_commas(r.index_reconcile->expected_tensors) + " expected by the " +
+                                   r.family + " spec; " + with_commas(rc.missing.size()) + " missing, " +
+                                   with_commas(rc.unexplained_tensors) + " unexplained");
   if (r.params_source == ParamsSource::Safetensors)
     line(out, st, "Reconcile", status + ": " + with_commas(rc.matched_tensors) + " tensors matched the " + (r.family.empty() ? "(no)" : r.family) +
                                    " spec, " + with_commas(rc.unexplained_tensors) + " unexplained (" + with_commas(rc.unexplained_params) + " params)");
@@ -207,13 +216,10 @@ void index_section(std::string& out, const Style& st, const Report& r) {
   if (r.index_mismatches.size() > 20) line(out, st, "", "… " + with_commas(r.index_mismatches.size() - 20) + " more index mismatches (see --json)");
   if (!r.index_reconcile) return;
   const auto& ir = *r.index_reconcile;
-  line(out, st, "Index check", with_commas(ir.listed_tensors) + " tensors listed, " + with_commas(ir.expected_tensors) + " expected; " +
-                                   with_commas(ir.missing.size()) + " missing, " + with_commas(ir.unexplained.size()) + " unexplained patterns");
   if (ir.total_size)
-    line(out, st, "", "total_size " + with_commas(*ir.total_size) + " B vs " + with_commas(ir.expected_bytes) + " B expected at the config's dtype" +
-                          (*ir.total_size == ir.expected_bytes ? st.good(" (equal)") : st.warn(" (differ)")));
-  for (size_t i = 0; i < ir.missing.size() && i < 10; ++i) line(out, st, "", st.warn("missing ") + ir.missing[i]);
-  for (const auto& g : ir.unexplained) line(out, st, "", st.warn("unexplained ") + g.pattern + " ×" + std::to_string(g.tensors));
+    line(out, st, "Index check",
+         "total_size " + with_commas(*ir.total_size) + " B vs " + with_commas(ir.expected_bytes) + " B expected at the config's dtype" +
+             (*ir.total_size == ir.expected_bytes ? st.good(" (equal)") : st.warn(" (differ)")));
 }
 
 void unknown_fields_section(std::string& out, const Style& st, const Report& r) {

@@ -340,7 +340,9 @@ std::vector<Result<std::string>> CachedSource::read_ranges(const std::vector<Ran
         break;
     }
     if (prefix && r.offset < prefix->size()) {
-      out.emplace_back(std::string(prefix->substr(static_cast<size_t>(r.offset), static_cast<size_t>(r.length))));
+      // A first read gets the whole header: asking again for the rest would read the record twice.
+      const uint64_t length = r.length_prefixed && r.offset == 0 ? prefix->size() : r.length;
+      out.emplace_back(std::string(prefix->substr(static_cast<size_t>(r.offset), static_cast<size_t>(length))));
       continue;
     }
     // A complete file another tool downloaded (size as listed) serves any range.

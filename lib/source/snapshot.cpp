@@ -87,65 +87,78 @@ std::optional<uint64_t> header_length(const std::string& bytes, const std::strin
   return 8 + *n;
 }
 
+// Ranges of `requests` from `from` on, at most `budget` bytes of them (at least one): a batch.
+size_t batch_end(const std::vector<RangeRequest>& requests, size_t from, uint64_t budget) {
+  size_t end = from;
+  for (uint64_t bytes = 0; end < requests.size(); ++end) {
+    if (end > from && bytes + requests[end].length > budget) break;
+    bytes += requests[end].length;
+  }
+  return end;
+}
+
 // The headers a source parsed already (the Hub's, on arrival); for the others one read per shard
 // that covers typical headers (a source may hand over more: the Hub's read sized from the index),
-// a second only for the longer ones, in batches of at most ~512 MB so that
-// a repository of huge headers cannot exhaust memory. Each shard's bytes go back to the source
-// once parsed (a source that caches keeps them). The first failing shard, in order, is reported.
+// a second only for the longer ones. Reads go in batches of at most ~512 MB, and each header is
+// parsed as soon as it is whole, its bytes then handed back to the source (a source that caches
+// keeps them): a repository of huge headers cannot exhaust memory. A read that fails ends the
+// load; otherwise the first shard, in order, whose header fails to parse is reported.
 Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const std::vector<std::string>& paths,
                                                           const std::unordered_map<std::string, uint64_t>& sizes,
                                                           const LoadOptions& options) {
+  constexpr uint64_t kBatchBytes = 512u << 20;
   std::vector<std::optional<Result<SafetensorsHeader>>> parsed(paths.size());
   std::vector<size_t> to_read;  // shards the source has not parsed already
   for (size_t i = 0; i < paths.size(); ++i) {
     parsed[i] = source.take_parsed_header(paths[i], sizes.at(paths[i]));
     if (!parsed[i]) to_read.push_back(i);
   }
+  JsonDom dom;
+  std::vector<std::string> bytes(paths.size());
+  auto parse = [&](size_t i) {
+    parsed[i] = parse_safetensors_header(as_bytes(bytes[i]), paths[i], sizes.at(paths[i]), dom);
+    source.keep_header(paths[i], std::move(bytes[i]));
+    std::string().swap(bytes[i]);
+  };
   std::vector<RangeRequest> probes;
   for (size_t i : to_read) probes.push_back({paths[i], 0, std::min(options.header_probe_bytes, sizes.at(paths[i])), true});
-  auto first = source.read_ranges(probes);
-  std::vector<std::string> bytes(paths.size());
-  std::vector<uint64_t> ends(paths.size());
-  std::vector<size_t> longer;  // shards whose header goes past the first read
-  for (size_t k = 0; k < to_read.size(); ++k) {
-    const size_t i = to_read[k];
-    if (!first[k]) return first[k].error();
-    bytes[i] = std::move(first[k].value());
-    Error error;
-    auto end = header_length(bytes[i], paths[i], sizes.at(paths[i]), error);
-    if (!end) return error;
-    ends[i] = *end;
-    if (bytes[i].size() >= *end) bytes[i].resize(static_cast<size_t>(*end));  // a probe also brings tensor bytes
-    else longer.push_back(i);
+  std::vector<RangeRequest> rests;
+  std::vector<size_t> longer;  // shards whose header goes past the first read, as `rests`
+  for (size_t from = 0; from < probes.size();) {
+    const size_t end = batch_end(probes, from, kBatchBytes);
+    auto first = source.read_ranges({probes.begin() + static_cast<std::ptrdiff_t>(from), probes.begin() + static_cast<std::ptrdiff_t>(end)});
+    for (size_t k = from; k < end; ++k) {
+      const size_t i = to_read[k];
+      if (!first[k - from]) return first[k - from].error();
+      bytes[i] = std::move(first[k - from].value());
+      Error error;
+      auto header_end = header_length(bytes[i], paths[i], sizes.at(paths[i]), error);
+      if (!header_end) return error;
+      if (bytes[i].size() < *header_end) {
+        rests.push_back({paths[i], bytes[i].size(), *header_end - bytes[i].size(), false});
+        longer.push_back(i);
+        continue;
+      }
+      bytes[i].resize(static_cast<size_t>(*header_end));  // a probe also brings tensor bytes
+      parse(i);
+    }
+    from = end;
   }
-  constexpr uint64_t kBatchBytes = 512u << 20;
-  for (size_t from = 0; from < longer.size();) {
-    std::vector<RangeRequest> batch;
-    uint64_t batch_bytes = 0;
-    for (size_t k = from; k < longer.size(); ++k) {
-      size_t i = longer[k];
-      uint64_t rest = ends[i] - bytes[i].size();
-      if (!batch.empty() && batch_bytes + rest > kBatchBytes) break;
-      batch_bytes += rest;
-      batch.push_back({paths[i], bytes[i].size(), rest, false});
+  for (size_t from = 0; from < rests.size();) {
+    const size_t end = batch_end(rests, from, kBatchBytes);
+    auto rest = source.read_ranges({rests.begin() + static_cast<std::ptrdiff_t>(from), rests.begin() + static_cast<std::ptrdiff_t>(end)});
+    for (size_t k = from; k < end; ++k) {
+      if (!rest[k - from]) return rest[k - from].error();
+      bytes[longer[k]] += rest[k - from].value();
+      parse(longer[k]);
     }
-    auto rest = source.read_ranges(batch);
-    for (size_t k = 0; k < batch.size(); ++k) {
-      if (!rest[k]) return rest[k].error();
-      bytes[longer[from + k]] += rest[k].value();
-    }
-    from += batch.size();
+    from = end;
   }
   std::vector<SafetensorsHeader> out;
   out.reserve(paths.size());
-  JsonDom dom;
-  for (size_t i = 0; i < paths.size(); ++i) {
-    if (!parsed[i]) {
-      parsed[i] = parse_safetensors_header(as_bytes(bytes[i]), paths[i], sizes.at(paths[i]), dom);
-      source.keep_header(paths[i], std::move(bytes[i]));
-    }
-    if (!*parsed[i]) return parsed[i]->error();
-    out.push_back(std::move(parsed[i]->value()));
+  for (auto& header : parsed) {
+    if (!*header) return header->error();
+    out.push_back(std::move(header->value()));
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/json.hpp"
 #include "support/bytes.hpp"
 #include "support/fixture_repo.hpp"
 #include "support/run_cli.hpp"
@@ -346,7 +347,34 @@ TEST_CASE("check: tensors an index lists that the spec does not know are finding
     extra += "\"model.layers." + std::to_string(i) + ".self_attn.extra_gate.weight\": \"model-00001-of-00004.safetensors\",";
   index.insert(index.find('{', index.find("\"weight_map\"")) + 1, extra);
   std::ofstream(dir / "model.safetensors.index.json") << index;
+  // One tensor the spec expects is left out as well.
+  const std::string dropped = "\"model.layers.7.mlp.up_proj.weight\": \"model-00002-of-00004.safetensors\",";
+  REQUIRE(index.find(dropped) != std::string::npos);
+  index.erase(index.find(dropped), dropped.size());
+  std::ofstream(dir / "model.safetensors.index.json") << index;
   auto r = run("check " + dir.string() + " --fail-on unexplained");
   CHECK(r.code == 1);
   CHECK_THAT(r.out, Catch::Contains("model.layers.{i}.self_attn.extra_gate.weight") && Catch::Contains("listed in the index"));
+  auto missing = run("check " + dir.string() + " --fail-on missing");
+  CHECK(missing.code == 1);
+  CHECK_THAT(missing.out, Catch::Contains("model.layers.7.mlp.up_proj.weight") && Catch::Contains("not listed in the index"));
+
+  // The report's one place for both, whatever they were found in, agrees with its text.
+  auto json = run(dir.string() + " --json");
+  REQUIRE(json.code == 0);
+  auto doc = hfi::parse_json(json.out, "stdout");
+  REQUIRE(doc);
+  const hfi::Json& rec = *doc->find("reconcile");
+  CHECK(rec.find("source")->as_string() == "index");
+  CHECK(rec.find("status")->as_string() == "names-only");
+  CHECK(rec.find("unexplained_tensors")->as_uint() == 32u);
+  CHECK(rec.find("unexplained_params")->is_null());  // names carry no sizes
+  REQUIRE(rec.find("unexplained")->items().size() == 1);
+  CHECK(rec.find("unexplained")->items()[0].find("pattern")->as_string() == "model.layers.{i}.self_attn.extra_gate.weight");
+  CHECK(rec.find("unexplained")->items()[0].find("tensors")->as_uint() == 32u);
+  REQUIRE(rec.find("missing")->items().size() == 1);
+  CHECK(rec.find("missing")->items()[0].find("name")->as_string() == "model.layers.7.mlp.up_proj.weight");
+  CHECK(rec.find("missing")->items()[0].find("params")->as_uint() == 4096u * 14336u);  // Llama-3.1-8B's up_proj
+  auto text = run(dir.string());
+  CHECK_THAT(text.out, Catch::Contains("1 missing, 32 unexplained"));
 }

@@ -72,8 +72,8 @@ TEST_CASE("catalogued fixtures reproduce their published figures with nothing un
       if (auto bytes = number(pub, "file_bytes")) CHECK(r.storage.file_bytes == *bytes);
     } else if (snap.index) {
       REQUIRE(r.index_reconcile.has_value());
-      CHECK(r.index_reconcile->missing.empty());
-      CHECK(r.index_reconcile->unexplained.empty());
+      CHECK(r.reconcile.missing.empty());
+      CHECK(r.reconcile.unexplained.empty());
       if (auto n = number(pub, "index_tensors")) CHECK(r.index_reconcile->listed_tensors == *n);
       if (auto size = number(pub, "index_total_size")) {
         CHECK(r.index_reconcile->total_size == size);

@@ -183,8 +183,8 @@ TEST_CASE("metadata-only folder: names reconciled against the index, bytes again
   CHECK(snap.shards.empty());
   REQUIRE(r.index_reconcile.has_value());
   CHECK(r.index_reconcile->listed_tensors == 18'867);  // TRUTHS.md: 18,867 tensors
-  CHECK(r.index_reconcile->missing.empty());
-  CHECK(r.index_reconcile->unexplained.empty());
+  CHECK(r.reconcile.missing.empty());
+  CHECK(r.reconcile.unexplained.empty());
   CHECK(r.index_reconcile->expected_bytes == 61'064'245'248u);  // INDEX total_size
   CHECK(r.index_reconcile->total_size == 61'064'245'248u);
   CHECK(r.params_source == hfi::ParamsSource::Formula);
