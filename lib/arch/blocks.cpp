@@ -48,6 +48,26 @@ const Json* ConfigReader::field(std::initializer_list<std::string_view> aliases)
 // cannot wrap a product of sizes or be cut to 32 bits further on.
 constexpr uint64_t kMostConfigInteger = UINT32_MAX;
 
+uint64_t checked_product(std::string_view what, std::initializer_list<uint64_t> factors) {
+  uint64_t out = 1;
+  for (uint64_t f : factors) {
+    auto next = checked_mul(out, f);
+    if (!next) throw SpecError("config.json: " + std::string(what) + " does not fit 64 bits");
+    out = *next;
+  }
+  return out;
+}
+
+uint64_t checked_sum(std::string_view what, std::initializer_list<uint64_t> terms) {
+  uint64_t out = 0;
+  for (uint64_t t : terms) {
+    auto next = checked_add(out, t);
+    if (!next) throw SpecError("config.json: " + std::string(what) + " does not fit 64 bits");
+    out = *next;
+  }
+  return out;
+}
+
 uint64_t ConfigReader::within_range(std::initializer_list<std::string_view> aliases, uint64_t v) const {
   if (v > kMostConfigInteger)
     throw SpecError("config.json: field '" + label(aliases) + "' is " + std::to_string(v) + ", more than any model's (at most " +

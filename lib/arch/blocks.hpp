@@ -20,6 +20,11 @@ struct SpecError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The product of sizes read from config.json (each at most 2^32 - 1, so two always fit), or a
+// SpecError naming `what` when three or more pass 64 bits.
+uint64_t checked_product(std::string_view what, std::initializer_list<uint64_t> factors);
+uint64_t checked_sum(std::string_view what, std::initializer_list<uint64_t> terms);
+
 class ConfigReader {
  public:
   explicit ConfigReader(const ModelConfig& cfg) : cfg_(cfg) {}

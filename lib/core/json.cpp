@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <unordered_map>
 
 namespace hfi {
@@ -99,7 +100,10 @@ static void dump_to(const Json& j, std::string& out) {
     case Json::Kind::Double: {
       char buf[40];
       double d = *j.as_double();
-      if (!std::isfinite(d)) { out += "null"; break; }
+      // JSON has no spelling for these; Python writes NaN and Infinity bare. A string keeps the
+      // value readable and the output valid JSON.
+      if (std::isnan(d)) { out += "\"NaN\""; break; }
+      if (std::isinf(d)) { out += d > 0 ? "\"Infinity\"" : "\"-Infinity\""; break; }
       // Whole values as Python writes them (1000000.0, not 1e+06): configs come from Python.
       if (std::floor(d) == d && std::fabs(d) < 1e16) {
         std::snprintf(buf, sizeof buf, "%.1f", d);
@@ -209,12 +213,67 @@ bool Json::operator==(const Json& other) const {
 
 namespace {
 
+// Python's json module writes NaN, Infinity and -Infinity bare, and configs carry them (a float
+// field left unset). JSON has no such literals, so they are rewritten as marker strings no valid
+// input holds (they start with the escapes of U+0000 U+0001, refused in the input) and read back
+// as doubles.
+constexpr std::string_view kMarkerEscape = "\\u0000\\u0001";
+constexpr std::pair<std::string_view, double> kNonfinite[] = {
+    {"-Infinity", -std::numeric_limits<double>::infinity()},
+    {"Infinity", std::numeric_limits<double>::infinity()},
+    {"NaN", std::numeric_limits<double>::quiet_NaN()},
+};
+
+std::optional<double> nonfinite_marker_value(std::string_view s) {
+  if (s.size() < 2 || s[0] != '\0' || s[1] != '\1') return std::nullopt;
+  for (const auto& [literal, value] : kNonfinite)
+    if (s.substr(2) == literal) return value;
+  return std::nullopt;
+}
+
+// The text with each bare NaN, Infinity and -Infinity outside strings replaced by its marker
+// string; nullopt when there is none (or the text already holds the marker's escapes).
+std::optional<std::string> mark_python_nonfinite(std::string_view text) {
+  if (text.find(kMarkerEscape) != std::string_view::npos) return std::nullopt;
+  std::string out;
+  bool in_string = false, marked = false;
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      ++i;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (const auto& [literal, value] : kNonfinite) {
+      if (text.substr(i, literal.size()) != literal) continue;
+      out += '"';
+      out += kMarkerEscape;
+      out += literal;
+      out += '"';
+      i += literal.size();
+      replaced = marked = true;
+      break;
+    }
+    if (!replaced) {
+      out += c;
+      ++i;
+    }
+  }
+  return marked ? std::optional<std::string>(std::move(out)) : std::nullopt;
+}
+
 // Copies the DOM into a Json tree. A key repeated in one object keeps its first place and takes
 // its last value, as Python's json module (which every training and serving stack reads these
 // files with) does; each repeat's dotted path goes to `repeated`.
 class Converter {
  public:
-  explicit Converter(std::vector<std::string>* repeated) : repeated_(repeated) {}
+  // `nonfinite_markers`: the text went through mark_python_nonfinite(), whose marker strings
+  // stand for NaN and the infinities.
+  Converter(std::vector<std::string>* repeated, bool nonfinite_markers) : repeated_(repeated), markers_(nonfinite_markers) {}
 
   Json convert(simdjson::dom::element e) {
     using T = simdjson::dom::element_type;
@@ -224,7 +283,12 @@ class Converter {
       case T::INT64: return Json::make_int(int64_t(e));
       case T::UINT64: return Json::make_uint(uint64_t(e));
       case T::DOUBLE: return Json::make_double(double(e));
-      case T::STRING: return Json::make_string(std::string(std::string_view(e)));
+      case T::STRING: {
+        std::string_view text(e);
+        if (markers_)
+          if (auto d = nonfinite_marker_value(text)) return Json::make_double(*d);
+        return Json::make_string(std::string(text));
+      }
       case T::ARRAY: {
         std::vector<Json> items;
         simdjson::dom::array array(e);
@@ -268,6 +332,7 @@ class Converter {
   }
 
   std::vector<std::string>* repeated_;
+  bool markers_;
   std::string path_;  // dotted path of the member being converted
 };
 
@@ -366,8 +431,12 @@ Result<simdjson::dom::element> JsonDom::parse(std::string_view text, std::string
 Result<Json> parse_json(std::string_view text, std::string_view file, JsonLimits limits, std::vector<std::string>* repeated_keys) {
   JsonDom dom;
   auto root = dom.parse(text, file, limits);
-  if (!root) return root.error();
-  return Converter(repeated_keys).convert(*root);
+  if (root) return Converter(repeated_keys, false).convert(*root);
+  auto marked = mark_python_nonfinite(text);
+  if (!marked) return root.error();
+  auto again = dom.parse(*marked, file, limits);
+  if (!again) return root.error();  // the first error names the original text's problem
+  return Converter(repeated_keys, true).convert(*again);
 }
 
 }  // namespace hfi

@@ -225,6 +225,9 @@ http::Request repo_info_request(const RepoRef& ref, const HubSettings& settings)
 
 Result<RepoInfo> read_repo_info(const http::Response& response, const RepoRef& ref, const HubSettings& settings) {
   if (response.status != 200) return hub_error(response, ref, settings, "repository info");
+  if (response.too_large)
+    return malformed(response.url, "", "the repository info is larger than " + std::to_string(kMaxInfoBytes >> 20) +
+                                           " MiB, the most hfinspect reads of it");
   return parse_repo_info(response.body, response.url);
 }
 
@@ -238,6 +241,9 @@ Status fill_sizes_from_tree(RepoInfo& info, const RepoRef& ref, const HubSetting
     request.max_body = kMaxInfoBytes;
     auto response = transport.perform({request}, "file listing").front();
     if (response.status != 200) return hub_error(response, ref, settings, "file listing");
+    if (response.too_large)
+      return malformed(url, "", "a page of the file listing is larger than " + std::to_string(kMaxInfoBytes >> 20) +
+                                    " MiB, the most hfinspect reads of it");
     auto page_status = parse_tree_page(response.body, url, files);
     if (!page_status) return page_status.error();
     url = next_link(response.headers);

@@ -6,6 +6,7 @@
 #include "core/text.hpp"
 #include "formats/safetensors_header.hpp"
 #include "http/url.hpp"
+#include "source/blob_id.hpp"
 #include "source/hub_errors.hpp"
 
 namespace hfi {
@@ -126,6 +127,14 @@ bool HubSource::store_answer(const std::string& commit, const std::string& path,
   if (!cache_) return false;
   std::string etag = normalized_etag(r.first_header("x-linked-etag"));
   if (etag.empty()) etag = normalized_etag(r.first_header("etag"));
+  // The cache names a blob by its hash: bytes that do not hash to the name the Hub gave are not
+  // what it says they are, and are not kept (a read would refuse them anyway).
+  if (!bytes_match_etag(r.body, etag)) {
+    if (etag.size() == 40 || etag.size() == 64)
+      notes_.push_back(path + ": the bytes received do not hash to the ETag the server gave (" + etag +
+                       "); they were used for this report but not kept in the cache");
+    return false;
+  }
   if (cache_->store_file(commit, path, etag, r.body)) return true;
   if (!etag.empty()) cache_failed();
   return false;

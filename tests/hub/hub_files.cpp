@@ -19,6 +19,12 @@ void TestHub::Impl::send_bytes(http::Response& res, int status, std::shared_ptr<
     put(res, "Connection", "close");
   }
   res.body.drip_interval = ctx.drip_interval;
+  if (ctx.alter_body && (status == 200 || status == 206) && res.body.prefix) {
+    auto altered = std::make_shared<std::string>(*res.body.prefix);
+    if (auto space = altered->find(' ', static_cast<size_t>(std::min<uint64_t>(first, altered->size()))); space != std::string::npos)
+      (*altered)[space] = '\t';
+    res.body.prefix = std::move(altered);
+  }
 }
 
 void TestHub::Impl::send_text(http::Response& res, int status, std::string body, const std::string& content_type) {

@@ -36,6 +36,7 @@ struct RequestContext {
   bool reset_mid_body = false;  // ResetMidBody fault
   std::chrono::milliseconds drip_interval{0};  // Drip fault: a byte of the body per interval
   bool long_redirect_body = false;  // LongRedirectBody fault
+  bool alter_body = false;          // AlterBody fault
   std::shared_ptr<std::atomic<uint64_t>> body_bytes;
 };
 

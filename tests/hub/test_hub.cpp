@@ -164,6 +164,7 @@ void TestHub::Impl::on_request(const std::string& origin, http::Request&& req, h
     if (fault && fault->kind == FaultKind::ResetMidBody) ctx.reset_mid_body = true;
     if (fault && fault->kind == FaultKind::Drip) ctx.drip_interval = fault->delay.count() > 0 ? fault->delay : std::chrono::milliseconds(500);
     if (fault && fault->kind == FaultKind::LongRedirectBody) ctx.long_redirect_body = true;
+    if (fault && fault->kind == FaultKind::AlterBody) ctx.alter_body = true;
     if (fault && (fault->kind == FaultKind::Status || fault->kind == FaultKind::RedirectLoop)) {
       detail::current() = std::move(ctx);
       http::Response res;
@@ -369,6 +370,7 @@ const char* to_string(FaultKind kind) {
     case FaultKind::RedirectLoop: return "RedirectLoop";
     case FaultKind::Drip: return "Drip";
     case FaultKind::LongRedirectBody: return "LongRedirectBody";
+    case FaultKind::AlterBody: return "AlterBody";
   }
   return "?";
 }
@@ -378,7 +380,7 @@ FaultKind parse_fault_kind(const std::string& name) {
   for (char c : name)
     if (c != '_' && c != '-') squashed += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (FaultKind k : {FaultKind::Status, FaultKind::IgnoreRange, FaultKind::ResetMidBody, FaultKind::SlowFirstByte,
-                      FaultKind::Hang, FaultKind::RedirectLoop, FaultKind::Drip, FaultKind::LongRedirectBody}) {
+                      FaultKind::Hang, FaultKind::RedirectLoop, FaultKind::Drip, FaultKind::LongRedirectBody, FaultKind::AlterBody}) {
     std::string candidate;
     for (const char* p = to_string(k); *p; ++p) candidate += static_cast<char>(std::tolower(static_cast<unsigned char>(*p)));
     if (candidate == squashed) return k;

@@ -299,6 +299,19 @@ TEST_CASE("configs whose sizes cannot be real end with exit 5 naming the field, 
   auto ctx = run(wide + " --ctx 4194304");
   CHECK(ctx.code == 2);
   CHECK_THAT(ctx.err, Catch::Contains("--ctx") && Catch::Contains("overflows"));
+  // Three sizes multiplied: Qwen2.5-VL's merger is hidden_size × spatial_merge_size² wide, past
+  // 64 bits at a merge of 2^32 - 1 although each value passes the reader.
+  fs::path vl = base / "merge";
+  fs::remove_all(vl);
+  fs::create_directories(vl);
+  std::string text = slurp(hfi::testing::fixtures_dir() / "Qwen/Qwen2.5-VL-3B-Instruct/config.json");
+  const std::string merge = "\"spatial_merge_size\": 2";
+  REQUIRE(text.find(merge) != std::string::npos);
+  text.replace(text.find(merge), merge.size(), "\"spatial_merge_size\": 4294967295");
+  std::ofstream(vl / "config.json") << text;
+  auto merged = run(vl.string());
+  CHECK(merged.code == 5);
+  CHECK_THAT(merged.err, Catch::Contains("spatial_merge_size") && Catch::Contains("does not fit 64 bits"));
 }
 
 TEST_CASE("control characters from a config never reach the terminal raw") {

@@ -125,3 +125,18 @@ TEST_CASE("hub source: the read-ahead's size follows the index's bytes per shard
   // must not wrap around to a small read.
   CHECK(hfi::early_probe_bytes(100'008, 10'248'191'152'060'862'010ull, 1) == uint64_t{8} << 20);
 }
+
+TEST_CASE("hub source: a repository info cut at its 64 MiB limit is called too large, not invalid") {
+  // What the transport hands back for a body past Request::max_body: the first 64 MiB, flagged.
+  hfi::http::Response cut;
+  cut.status = 200;
+  cut.url = "http://127.0.0.1:1/api/models/org/name/revision/main?blobs=true";
+  cut.too_large = true;
+  cut.body = R"({"siblings":[{"rfilename":"a)";
+  hfi::HubSettings settings;
+  auto info = hfi::read_repo_info(cut, {"org/name", "main"}, settings);
+  REQUIRE_FALSE(info);
+  CHECK(info.error().kind == hfi::ErrorKind::Malformed);
+  CHECK_THAT(info.error().message, Catch::Contains("larger than 64 MiB"));
+  CHECK_THAT(info.error().message, !Catch::Contains("not valid JSON"));
+}

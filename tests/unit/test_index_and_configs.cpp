@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
 
+#include "core/json.hpp"
 #include "formats/model_config.hpp"
 #include "formats/safetensors_index.hpp"
 #include "formats/side_configs.hpp"
@@ -137,4 +140,24 @@ TEST_CASE("config: an integer wider than 64 bits beside a long fraction both rea
   REQUIRE(cfg.ok());
   CHECK(cfg->number({"model_max_length"}) == 1e30);
   CHECK(cfg->number({"initializer_range"}) == Approx(0.02));
+}
+
+TEST_CASE("config: NaN and Infinity, which Python's json writes bare, read as doubles") {
+  auto cfg = hfi::ModelConfig::parse(
+      R"({"model_type":"llama","router_aux_loss_coef":NaN,"max_z":Infinity,"min_z":-Infinity,"names":["NaN", "-Infinity"],"ok":1})",
+      "config.json");
+  REQUIRE(cfg.ok());
+  CHECK(std::isnan(*cfg->number({"router_aux_loss_coef"})));
+  CHECK(cfg->number({"max_z"}) == std::numeric_limits<double>::infinity());
+  CHECK(cfg->number({"min_z"}) == -std::numeric_limits<double>::infinity());
+  CHECK(cfg->integer({"ok"}) == 1);
+  // Inside strings they stay strings; written back out they stay valid JSON.
+  auto doc = hfi::parse_json(R"({"a":NaN,"b":[-Infinity],"c":"NaN"})", "x.json");
+  REQUIRE(doc);
+  CHECK(doc->find("c")->as_string() == "NaN");
+  CHECK(doc->dump() == R"({"a":"NaN","b":["-Infinity"],"c":"NaN"})");
+  // No other bare word gets in, nor a string made to look like the stand-in for one.
+  CHECK_FALSE(hfi::parse_json(R"({"a":nan})", "x.json"));
+  CHECK_FALSE(hfi::parse_json(R"({"a":NaN,"b":"\u0000\u0001NaN"})", "x.json"));
+  CHECK(hfi::parse_json(R"({"b":"\u0000\u0001NaN"})", "x.json")->find("b")->is_string());
 }

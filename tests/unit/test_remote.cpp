@@ -282,6 +282,26 @@ TEST_CASE("a damaged cache is fetched again online, and named offline", "[remote
   CHECK_THAT(listing.err, Catch::Contains("damaged"));
 }
 
+TEST_CASE("bytes that do not hash to the ETag the server gave are used, said, and never cached", "[remote]") {
+  TestHub hub(fixture_hub());
+  auto cache = fresh_dir("altered");
+  const std::string repo = "HuggingFaceTB/SmolLM2-135M";
+  // The resolve-cache route serves the regular files: config.json arrives with a tab for a
+  // space (the same JSON) under the ETag of the true file.
+  hub.add_fault({FaultKind::AlterBody, "hub", "/api/resolve-cache/models/HuggingFaceTB/SmolLM2-135M/", 200, -1, "", 1, {}});
+  auto r = run_cli(repo + " --json", hub_env(hub, cache));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(total_params(r.out) == 134'515'008ull);
+  CHECK_THAT(r.out, Catch::Contains("do not hash to the ETag the server gave"));
+  const std::string commit = hub.commit_of(repo);
+  const fs::path snapshot = cache / "models--HuggingFaceTB--SmolLM2-135M" / "snapshots" / commit;
+  size_t altered = 0;  // the one file the fault hit is not in the cache; the others are
+  for (const char* file : {"config.json", "generation_config.json", "tokenizer_config.json"})
+    if (fs::exists(hfi::testing::fixtures_dir() / repo / file) && !fs::exists(snapshot / file)) ++altered;
+  CHECK(altered == 1);
+}
+
 TEST_CASE("offline mode says what the cache lacks", "[remote]") {
   TestHub hub(fixture_hub());
   auto cache = fresh_dir("offline-empty");

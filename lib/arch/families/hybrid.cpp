@@ -38,7 +38,9 @@ struct DeltaNetDims {
   uint64_t hidden, key_heads, key_dim, value_heads, value_dim, conv_kernel;
   uint64_t keys() const { return key_heads * key_dim; }
   uint64_t values() const { return value_heads * value_dim; }
-  uint64_t conv_channels() const { return 2 * keys() + values(); }  // q, k and v are convolved
+  uint64_t conv_channels() const {  // q, k and v are convolved
+    return checked_sum("the linear attention's q, k and v widths", {checked_product("linear key width", {2, keys()}), values()});
+  }
 };
 
 void add_gated_deltanet(ArchModel& m, const std::string& p, int layer, const DeltaNetDims& d, bool split = false) {
@@ -166,7 +168,8 @@ ArchModel qwen_next_decoder(const ModelConfig& cfg, const char* family, bool qwe
   //   conv state  = (2 * linear_num_key_heads * linear_key_head_dim
   //                  + linear_num_value_heads * linear_value_head_dim) * (linear_conv_kernel_dim - 1)
   //   delta state = linear_num_value_heads * linear_key_head_dim * linear_value_head_dim
-  uint64_t state = n.conv_channels() * (n.conv_kernel - 1) + n.value_heads * n.key_dim * n.value_dim;
+  uint64_t state = checked_sum("the recurrent state", {checked_product("the conv state", {n.conv_channels(), n.conv_kernel - 1}),
+                                                      checked_product("the delta state", {n.value_heads, n.key_dim, n.value_dim})});
   uint64_t sparse_layers = 0, full_count = 0;
   for (uint64_t i = 0; i < layers; ++i) {
     int l = static_cast<int>(i);
@@ -405,7 +408,7 @@ NemotronHDims read_nemotron_h_dims(const ConfigReader& r) {
   // mamba_proj_bias; every release has both false.
   d.proj_bias = r.flag({"use_bias"}, false) || r.flag({"mamba_proj_bias"}, false);
   d.d_inner = d.mheads * d.mhead_dim;
-  d.conv_dim = d.d_inner + 2 * d.groups * d.dstate;  // x, B and C are convolved
+  d.conv_dim = checked_sum("the Mamba conv width", {d.d_inner, checked_product("n_groups × ssm_state_size", {2, d.groups, d.dstate})});  // x, B and C
   d.mlp_bias = r.flag({"mlp_bias"}, false);
   d.experts = r.get({"n_routed_experts"}, 0);
   for (char c : d.pattern) {
@@ -428,7 +431,8 @@ NemotronHDims read_nemotron_h_dims(const ConfigReader& r) {
 //   conv state = (mamba_num_heads * mamba_head_dim + 2 * n_groups * ssm_state_size) * (conv_kernel - 1)
 //   SSM state  = mamba_num_heads * mamba_head_dim * ssm_state_size
 uint64_t mamba2_state_elements(const NemotronHDims& d) {
-  return d.conv_dim * (d.kernel - 1) + d.mheads * d.mhead_dim * d.dstate;
+  return checked_sum("the Mamba state", {checked_product("the conv state", {d.conv_dim, d.kernel - 1}),
+                                         checked_product("the SSM state", {d.mheads, d.mhead_dim, d.dstate})});
 }
 
 void add_nemotron_h_moe(ArchModel& m, const std::string& x, int l, const NemotronHDims& d) {

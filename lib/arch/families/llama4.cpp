@@ -63,7 +63,7 @@ void add_llama4_vision(ArchModel& m, const ConfigReader& r, uint64_t text_hidden
   const std::string p = "vision_model.";
   add(m, p + "class_embedding", {hidden}, Role::Vision);
   add(m, p + "positional_embedding_vlm", {side * side + 1, hidden}, Role::Vision);
-  add(m, p + "patch_embedding.linear.weight", {hidden, channels * patch * patch}, Role::Vision);
+  add(m, p + "patch_embedding.linear.weight", {hidden, checked_product("vision_config.num_channels × patch_size²", {channels, patch, patch})}, Role::Vision);
   for (const char* ln : {"layernorm_pre", "layernorm_post"}) add_layernorm(m, p + ln, hidden, -1, true, Role::Vision);
   for (uint64_t i = 0; i < layers; ++i) {
     std::string q = p + "model.layers." + std::to_string(i) + ".";

@@ -31,7 +31,7 @@ Result<ArchModel> minimax_m1_spec(const ModelConfig& cfg) {
 
   // Lightning attention keeps one float32 key-value state per head, head_dim x head_dim, whatever
   // the context (vLLM's MiniMax cache: [heads, head_dim, head_dim] per linear layer); no convolution.
-  uint64_t state = d.heads * d.head_dim * d.head_dim;
+  uint64_t state = checked_product("the lightning attention state", {d.heads, d.head_dim, d.head_dim});
   uint64_t softmax_count = 0;
   for (uint64_t i = 0; i < layers; ++i) {
     int l = static_cast<int>(i);

@@ -42,7 +42,7 @@ void add_pixtral(ArchModel& m, const ConfigReader& r, uint64_t text_hidden) {
     add_swiglu(m, q + "feed_forward.", -1, hidden, inter, Role::Vision);
   }
 
-  uint64_t merge = r.config().integer({"spatial_merge_size"}).value_or(2);
+  uint64_t merge = r.get({"spatial_merge_size"}, 2);
   bool bias = r.flag({"multimodal_projector_bias"}, false);
   // vision_feature_layer: one layer index, or a list whose features are concatenated.
   uint64_t feature_layers = 1;
@@ -50,7 +50,7 @@ void add_pixtral(ArchModel& m, const ConfigReader& r, uint64_t text_hidden) {
     feature_layers = std::max<size_t>(1, f->items().size());
   const std::string j = "multi_modal_projector.";
   add(m, j + "norm.weight", {hidden}, Role::Projector);
-  add(m, j + "patch_merger.merging_layer.weight", {hidden, hidden * merge * merge}, Role::Projector);
+  add(m, j + "patch_merger.merging_layer.weight", {hidden, checked_product("vision_config.hidden_size × spatial_merge_size²", {hidden, merge, merge})}, Role::Projector);
   add(m, j + "linear_1.weight", {text_hidden, hidden * feature_layers}, Role::Projector);
   add(m, j + "linear_2.weight", {text_hidden, text_hidden}, Role::Projector);
   if (bias) {

@@ -82,7 +82,7 @@ void add_qwen2_vision(ArchModel& m, const ConfigReader& r) {
     add_linear(m, p + "mlp.fc1", inter, embed, Role::Vision);
     add_linear(m, p + "mlp.fc2", embed, inter, Role::Vision);
   }
-  uint64_t merged = embed * merge * merge;
+  uint64_t merged = checked_product("vision_config.embed_dim × spatial_merge_size²", {embed, merge, merge});
   add_layernorm(m, "visual.merger.ln_q", embed, -1, true, Role::Projector);
   add_linear(m, "visual.merger.mlp.0", merged, merged, Role::Projector);
   add_linear(m, "visual.merger.mlp.2", out, merged, Role::Projector);
@@ -106,7 +106,7 @@ void add_qwen2_5_vision(ArchModel& m, const ConfigReader& r) {
     add_linear(m, p + "attn.proj", d.hidden, d.hidden, Role::Vision);
     add_swiglu(m, p + "mlp.", -1, d.hidden, d.inter, Role::Vision, true);
   }
-  uint64_t merged = d.hidden * d.merge * d.merge;
+  uint64_t merged = checked_product("vision_config.hidden_size × spatial_merge_size²", {d.hidden, d.merge, d.merge});
   add(m, "visual.merger.ln_q.weight", {d.hidden}, Role::Projector);
   add_linear(m, "visual.merger.mlp.0", merged, merged, Role::Projector);
   add_linear(m, "visual.merger.mlp.2", d.out_hidden, merged, Role::Projector);
@@ -139,7 +139,7 @@ void add_qwen3_vision(ArchModel& m, const ConfigReader& r) {
     add_linear(m, p + "mlp.linear_fc1", d.inter, d.hidden, Role::Vision);
     add_linear(m, p + "mlp.linear_fc2", d.hidden, d.inter, Role::Vision);
   }
-  uint64_t merged = d.hidden * d.merge * d.merge;
+  uint64_t merged = checked_product("vision_config.hidden_size × spatial_merge_size²", {d.hidden, d.merge, d.merge});
   // The final merger normalises each patch before the 2×2 shuffle; deepstack mergers normalise the
   // shuffled vector.
   auto merger = [&](const std::string& p, uint64_t norm_width) {
