@@ -3,6 +3,7 @@
 #include "core/json.hpp"
 #include "core/text.hpp"
 #include "report/check_result.hpp"
+#include "report/text_layout.hpp"
 
 namespace hfi {
 namespace {
@@ -23,7 +24,7 @@ std::string github_escape(const std::string& text) {
 
 void target_text(std::string& out, const TargetCheck& t) {
   if (t.error) {
-    out += t.repo + ": error (" + error_kind_name(t.error->kind) + "): " + t.error->describe() + "\n";
+    out += text::wrap(t.repo + ": error (" + error_kind_name(t.error->kind) + "): " + t.error->describe(), 4) + "\n";
     return;
   }
   size_t count = 0;
@@ -31,8 +32,8 @@ void target_text(std::string& out, const TargetCheck& t) {
   out += t.repo + (t.commit.empty() ? "" : " @ " + t.commit.substr(0, 12)) + ": " + std::to_string(count) + " finding(s)\n";
   for (const auto& c : t.findings) {
     if (!c.selected) continue;
-    out += std::string(c.in_baseline ? "  ok    " : "  FAIL  ") + std::string(finding_kind_name(c.finding.kind)) + "  " + c.finding.message +
-           (c.in_baseline ? "  (in the baseline)" : "") + "\n";
+    const std::string line = std::string(finding_kind_name(c.finding.kind)) + "  " + c.finding.message + (c.in_baseline ? "  (in the baseline)" : "");
+    out += std::string(c.in_baseline ? "  ok    " : "  FAIL  ") + text::wrap(line, 8) + "\n";
   }
 }
 

@@ -74,10 +74,10 @@ std::vector<std::string> split_after(const std::string& text, std::string_view s
   return pieces;
 }
 
-// `value` laid out in the value column, wrapped to the line width with a hanging indent: at the
-// " · " between facts where it can, between words where one fact alone is too long.
-std::string wrap_value(const std::string& value) {
-  const size_t room = kLineWidth - kLabelWidth;
+}  // namespace
+
+std::string wrap(const std::string& value, size_t indent) {
+  const size_t room = kLineWidth - std::min(indent, kLineWidth / 2);
   if (visible_width(value) <= room) return value;
   std::string out, current;
   auto place = [&](const std::string& piece) {
@@ -85,7 +85,7 @@ std::string wrap_value(const std::string& value) {
     while (!trimmed.empty() && trimmed.back() == ' ') trimmed.pop_back();
     if (!current.empty() && visible_width(current) + visible_width(trimmed) > room) {
       while (!current.empty() && current.back() == ' ') current.pop_back();
-      out += current + "\n" + std::string(kLabelWidth, ' ');
+      out += current + "\n" + std::string(kLineWidth - room, ' ');
       current.clear();
     }
     current += piece;
@@ -100,10 +100,8 @@ std::string wrap_value(const std::string& value) {
   return out + current;
 }
 
-}  // namespace
-
 void line(std::string& out, const Style& st, const std::string& label, const std::string& value) {
-  out += st.bold(pad_right(label + (label.empty() ? "" : " "), kLabelWidth)) + wrap_value(value) + "\n";  // a long label still gets its space
+  out += st.bold(pad_right(label + (label.empty() ? "" : " "), kLabelWidth)) + wrap(value, kLabelWidth) + "\n";  // a long label still gets its space
 }
 
 }  // namespace hfi::text
