@@ -48,25 +48,26 @@ const Json* ConfigReader::field(std::initializer_list<std::string_view> aliases)
 // cannot wrap a product of sizes or be cut to 32 bits further on.
 constexpr uint64_t kMostConfigInteger = UINT32_MAX;
 
-uint64_t checked_product(std::string_view what, std::initializer_list<uint64_t> factors) {
-  uint64_t out = 1;
-  for (uint64_t f : factors) {
-    auto next = checked_mul(out, f);
+namespace {
+
+// `values` combined by `op` from `start`, or a SpecError naming `what` past 64 bits.
+uint64_t checked_fold(std::string_view what, std::initializer_list<uint64_t> values, uint64_t start,
+                      std::optional<uint64_t> (*op)(uint64_t, uint64_t)) {
+  for (uint64_t v : values) {
+    auto next = op(start, v);
     if (!next) throw SpecError("config.json: " + std::string(what) + " does not fit 64 bits");
-    out = *next;
+    start = *next;
   }
-  return out;
+  return start;
 }
 
-uint64_t checked_sum(std::string_view what, std::initializer_list<uint64_t> terms) {
-  uint64_t out = 0;
-  for (uint64_t t : terms) {
-    auto next = checked_add(out, t);
-    if (!next) throw SpecError("config.json: " + std::string(what) + " does not fit 64 bits");
-    out = *next;
-  }
-  return out;
+}  // namespace
+
+uint64_t checked_product(std::string_view what, std::initializer_list<uint64_t> factors) {
+  return checked_fold(what, factors, 1, checked_mul);
 }
+
+uint64_t checked_sum(std::string_view what, std::initializer_list<uint64_t> terms) { return checked_fold(what, terms, 0, checked_add); }
 
 uint64_t ConfigReader::within_range(std::initializer_list<std::string_view> aliases, uint64_t v) const {
   if (v > kMostConfigInteger)

@@ -231,12 +231,14 @@ std::optional<double> nonfinite_marker_value(std::string_view s) {
   return std::nullopt;
 }
 
-// The text with each bare NaN, Infinity and -Infinity outside strings replaced by its marker
-// string; nullopt when there is none (or the text already holds the marker's escapes).
-std::optional<std::string> mark_python_nonfinite(std::string_view text) {
-  if (text.find(kMarkerEscape) != std::string_view::npos) return std::nullopt;
+// Copies `text`, handing each position outside string literals to `rewrite(text, i, out)`, which
+// appends what replaces the text there and returns how many characters that took (0: none, the
+// character is copied as it is).
+template <class Rewrite>
+std::string rewrite_outside_strings(std::string_view text, Rewrite rewrite) {
   std::string out;
-  bool in_string = false, marked = false;
+  out.reserve(text.size() + 16);
+  bool in_string = false;
   for (size_t i = 0; i < text.size();) {
     const char c = text[i];
     if (in_string) {
@@ -247,22 +249,33 @@ std::optional<std::string> mark_python_nonfinite(std::string_view text) {
       continue;
     }
     if (c == '"') in_string = true;
-    bool replaced = false;
-    for (const auto& [literal, value] : kNonfinite) {
-      if (text.substr(i, literal.size()) != literal) continue;
-      out += '"';
-      out += kMarkerEscape;
-      out += literal;
-      out += '"';
-      i += literal.size();
-      replaced = marked = true;
-      break;
+    if (size_t used = in_string ? 0 : rewrite(text, i, out); used > 0) {
+      i += used;
+      continue;
     }
-    if (!replaced) {
-      out += c;
-      ++i;
-    }
+    out += c;
+    ++i;
   }
+  return out;
+}
+
+// The text with each bare NaN, Infinity and -Infinity outside strings replaced by its marker
+// string; nullopt when there is none (or the text already holds the marker's escapes).
+std::optional<std::string> mark_python_nonfinite(std::string_view text) {
+  if (text.find(kMarkerEscape) != std::string_view::npos) return std::nullopt;
+  bool marked = false;
+  std::string out = rewrite_outside_strings(text, [&](std::string_view t, size_t i, std::string& to) -> size_t {
+    for (const auto& [literal, value] : kNonfinite) {
+      if (t.substr(i, literal.size()) != literal) continue;
+      to += '"';
+      to += kMarkerEscape;
+      to += literal;
+      to += '"';
+      marked = true;
+      return literal.size();
+    }
+    return 0;
+  });
   return marked ? std::optional<std::string>(std::move(out)) : std::nullopt;
 }
 
@@ -339,41 +352,20 @@ class Converter {
 // simdjson refuses integers wider than 64 bits, yet transformers writes int(1e30) for an unbounded
 // model_max_length. Rewrite such literals as doubles (append ".0") and parse again.
 std::string widen_big_integers(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 16);
-  bool in_string = false;
-  for (size_t i = 0; i < text.size();) {
-    char c = text[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) out += text[++i];
-      else if (c == '"') in_string = false;
-      ++i;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      out += c;
-      ++i;
-      continue;
-    }
-    if (c >= '0' && c <= '9') {
-      // Only a number's integer part is widened: the digits of a fraction or an exponent
-      // ("0.1234567890123456789012", "1e12345678901234567890") are left as they are.
-      const char before = i > 0 ? text[i - 1] : ' ';
-      const bool integer_part = before != '.' && before != 'e' && before != 'E' &&
-                                !((before == '+' || before == '-') && i > 1 && (text[i - 2] == 'e' || text[i - 2] == 'E'));
-      size_t start = i;
-      while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
-      out.append(text.substr(start, i - start));
-      bool plain_integer = i >= text.size() || (text[i] != '.' && text[i] != 'e' && text[i] != 'E');
-      if (integer_part && plain_integer && i - start > 19) out += ".0";
-      continue;
-    }
-    out += c;
-    ++i;
-  }
-  return out;
+  return rewrite_outside_strings(text, [](std::string_view t, size_t i, std::string& to) -> size_t {
+    if (t[i] < '0' || t[i] > '9') return 0;
+    // Only a number's integer part is widened: the digits of a fraction or an exponent
+    // ("0.1234567890123456789012", "1e12345678901234567890") are left as they are.
+    const char before = i > 0 ? t[i - 1] : ' ';
+    const bool integer_part = before != '.' && before != 'e' && before != 'E' &&
+                              !((before == '+' || before == '-') && i > 1 && (t[i - 2] == 'e' || t[i - 2] == 'E'));
+    size_t end = i;
+    while (end < t.size() && t[end] >= '0' && t[end] <= '9') ++end;
+    to.append(t.substr(i, end - i));
+    const bool plain_integer = end >= t.size() || (t[end] != '.' && t[end] != 'e' && t[end] != 'E');
+    if (integer_part && plain_integer && end - i > 19) to += ".0";
+    return end - i;
+  });
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
-// Helpers to build safetensors bytes by hand in tests.
+// Helpers to build safetensors bytes by hand in tests, and to damage files.
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <span>
 #include <string>
 
@@ -18,6 +20,16 @@ inline std::string safetensors_prefix(const std::string& header) { return with_l
 
 inline std::span<const unsigned char> bytes_of(const std::string& s) {
   return {reinterpret_cast<const unsigned char*>(s.data()), s.size()};
+}
+
+// Changes the byte at `at` of `file` in place (flips its 0x20 bit): damage on disk.
+inline void flip_byte(const std::filesystem::path& file, uint64_t at) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(at));
+  char c = 0;
+  f.get(c);
+  f.seekp(static_cast<std::streamoff>(at));
+  f.put(static_cast<char>(c ^ 0x20));
 }
 
 }  // namespace hfi::testing

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "source/hub_cache.hpp"
+#include "support/bytes.hpp"
 
 namespace fs = std::filesystem;
 
@@ -57,14 +58,6 @@ fs::path write_pack(const fs::path& dir, const std::map<std::string, std::string
   return cache.own_dir(commit) / "headers.pack";
 }
 
-void flip_byte(const fs::path& file, uint64_t at) {
-  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekg(static_cast<std::streamoff>(at));
-  char c = 0;
-  f.get(c);
-  f.seekp(static_cast<std::streamoff>(at));
-  f.put(static_cast<char>(c ^ 0x20));
-}
 
 }  // namespace
 
@@ -83,7 +76,7 @@ TEST_CASE("header pack: read record by record, each checked on its own", "[cache
     CHECK(bytes == headers.at("b.safetensors"));
     CHECK(reader.read("c.safetensors", bytes) == hfi::HeaderPackReader::Lookup::Absent);
   }
-  flip_byte(pack, 24 + 133 + 25 + 50);  // inside b's bytes
+  hfi::testing::flip_byte(pack, 24 + 133 + 25 + 50);  // inside b's bytes
   {
     hfi::HeaderPackReader reader(pack);
     CHECK_FALSE(reader.damaged());  // the framing holds
@@ -92,7 +85,7 @@ TEST_CASE("header pack: read record by record, each checked on its own", "[cache
     CHECK(reader.read("b.safetensors", bytes) == hfi::HeaderPackReader::Lookup::Damaged);
   }
   SECTION("a length that runs past the end of the file") {
-    flip_byte(pack, 24 + 4 + 13 + 7);  // the top byte of a's byte count
+    hfi::testing::flip_byte(pack, 24 + 4 + 13 + 7);  // the top byte of a's byte count
     hfi::HeaderPackReader reader(pack);
     CHECK(reader.damaged());
     CHECK(reader.read("a.safetensors", bytes) == hfi::HeaderPackReader::Lookup::Absent);
@@ -102,7 +95,7 @@ TEST_CASE("header pack: read record by record, each checked on its own", "[cache
     CHECK(hfi::HeaderPackReader(pack).damaged());
   }
   SECTION("another version's magic") {
-    flip_byte(pack, 22);  // the version digit
+    hfi::testing::flip_byte(pack, 22);  // the version digit
     CHECK(hfi::HeaderPackReader(pack).damaged());
   }
   SECTION("no pack at all") { CHECK_FALSE(hfi::HeaderPackReader(dir / "none").damaged()); }

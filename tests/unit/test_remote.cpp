@@ -18,6 +18,7 @@
 #include "core/json.hpp"
 #include "http/http.hpp"
 #include "hub/test_hub.hpp"
+#include "support/bytes.hpp"
 #include "support/fixture_repo.hpp"
 #include "support/hub_runs.hpp"
 #include "support/run_cli.hpp"
@@ -236,14 +237,7 @@ TEST_CASE("a damaged cache is fetched again online, and named offline", "[remote
   REQUIRE(first.code == 0);
   fs::path dir = cache / "models--Qwen--Qwen3-30B-A3B";
   std::string commit = hub.commit_of(repo);
-  auto flip = [](const fs::path& file, uint64_t at) {
-    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekg(static_cast<std::streamoff>(at));
-    char c = 0;
-    f.get(c);
-    f.seekp(static_cast<std::streamoff>(at));
-    f.put(static_cast<char>(c ^ 0x20));
-  };
+  using hfi::testing::flip_byte;
   auto requests_for = [&](const std::string& part) {
     return count_if(hub.requests(), [&](const auto& r) { return r.path.find(part) != std::string::npos; });
   };
@@ -251,7 +245,7 @@ TEST_CASE("a damaged cache is fetched again online, and named offline", "[remote
   // One byte of config.json's blob (a digit of hidden_size, say) changed on disk: its bytes no
   // longer hash to the ETag the blob is named by, so the pinned run fetches the file again.
   fs::path config = dir / "snapshots" / commit / "config.json";
-  flip(fs::canonical(config), fs::file_size(config) / 2);
+  flip_byte(fs::canonical(config), fs::file_size(config) / 2);
   hub.clear_requests();
   auto pinned = run_cli(repo + "@" + commit, hub_env(hub, cache));
   CHECK(pinned.code == 0);
@@ -262,7 +256,7 @@ TEST_CASE("a damaged cache is fetched again online, and named offline", "[remote
   // One byte inside a shard's record in the header pack: its checksum fails, the headers are
   // fetched again, and the report is the same.
   fs::path pack = dir / "hfinspect" / commit / "headers.pack";
-  flip(pack, fs::file_size(pack) / 2);
+  flip_byte(pack, fs::file_size(pack) / 2);
   hub.clear_requests();
   auto repacked = run_cli(repo + "@" + commit, hub_env(hub, cache));
   CHECK(repacked.code == 0);
@@ -271,7 +265,7 @@ TEST_CASE("a damaged cache is fetched again online, and named offline", "[remote
 
   // Offline, damage is said as damage: a cut files.json is not read as "a repository without
   // weights", and a changed blob is named.
-  flip(fs::canonical(config), 10);
+  flip_byte(fs::canonical(config), 10);
   auto offline = run_cli(repo + " --offline", hub_env(hub, cache));
   CHECK(offline.code == 3);
   CHECK_THAT(offline.err, Catch::Contains("config.json") && Catch::Contains("damaged"));
