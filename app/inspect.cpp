@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+#include "core/quantity.hpp"
 #include "core/text.hpp"
 #include "http/http.hpp"
 #include "http/url.hpp"
@@ -62,6 +63,7 @@ Result<std::unique_ptr<http::Transport>> make_transport(const HubSettings& setti
 ReportOptions CommonFlags::report_options() const {
   ReportOptions options;
   options.context = context;
+  options.batch = batch;
   if (!kv_dtype.empty()) options.kv_dtype = kv_dtype;
   return options;
 }
@@ -79,8 +81,21 @@ void define_common_flags(CLI::App& app, CommonFlags& flags) {
   app.add_option("--deadline", flags.fetch.deadline_s, "seconds the whole run may take per target (default 24 x --timeout)")
       ->check(CLI::Range(1L, 86400L));
   app.add_option("--retries", flags.fetch.retries, "retries for 408/429/5xx and dropped connections (default 5)")->check(CLI::Range(0, 20));
-  app.add_option("--ctx", flags.context, "context length for KV-cache and attention FLOPs")->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-  app.add_option("--kv-dtype", flags.kv_dtype, "KV-cache element type: bf16, fp16, fp8, fp32 (default: the config's torch_dtype)");
+  app.add_option_function<std::string>(
+         "--ctx",
+         [&flags](const std::string& text) {
+           auto n = parse_token_count(text);
+           if (!n || *n == 0 || *n > (uint64_t{1} << 40))
+             throw CLI::ValidationError("--ctx", "'" + text + "' is not a context length: give tokens as 4096, 32k, 128K or 1M (k = 1024), at most 1024M");
+           flags.context = *n;
+         },
+         "context length for the KV cache, attention FLOPs and memory (default: the model's maximum)")
+      ->type_name("TOKENS");
+  app.add_option("--batch", flags.batch, "sequences whose KV cache the memory total holds (default 1)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20))
+      ->type_name("N");
+  app.add_option("--kv-dtype", flags.kv_dtype,
+                 "KV-cache element type: auto, bf16, fp16, fp8, fp32 (auto: the declared KV scheme, else torch_dtype)");
   app.add_option("--color", flags.color, "auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_flag("-v,--verbose", flags.verbose, "log what is read to stderr");
 }

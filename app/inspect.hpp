@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <optional>
 #include <string>
 
 #include "report/report.hpp"
@@ -23,8 +24,9 @@ struct FetchFlags {
 // The flags every command shares.
 struct CommonFlags {
   FetchFlags fetch;
-  uint64_t context = 8192;  // --ctx
-  std::string kv_dtype;     // --kv-dtype
+  std::optional<uint64_t> context;  // --ctx; unset: the model's maximum
+  uint64_t batch = 1;               // --batch
+  std::string kv_dtype;             // --kv-dtype
   std::string color = "auto";
   bool verbose = false;
   ReportOptions report_options() const;

@@ -221,6 +221,15 @@ Result<KvCache> compute_kv_cache(const ArchModel* spec, uint64_t context, uint32
   return kv;
 }
 
+const char* weight_source_name(WeightSource source) {
+  switch (source) {
+    case WeightSource::Headers: return "headers";
+    case WeightSource::IndexTotalSize: return "index_total_size";
+    case WeightSource::Formula: return "estimate";
+  }
+  return "headers";
+}
+
 std::optional<uint32_t> kv_dtype_bytes(const std::string& raw) {
   std::string n;
   for (char c : raw) n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

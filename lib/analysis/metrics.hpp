@@ -51,9 +51,19 @@ struct KvCache {
   bool encoder_only = false;          // bidirectional encoder: nothing is cached, every figure is 0
 };
 
+// Where the weights' bytes come from.
+enum class WeightSource {
+  Headers,         // the tensors' bytes as the shard headers give them (quantization bookkeeping included)
+  IndexTotalSize,  // no headers: the index's metadata.total_size
+  Formula,         // neither: the config formula's parameters at torch_dtype, an estimate
+};
+const char* weight_source_name(WeightSource source);  // "headers", "index_total_size", "estimate"
+
 struct MemoryEstimate {
-  uint64_t weight_bytes = 0;      // tensor data as stored (incl. quantization bookkeeping)
-  uint64_t kv_bytes = 0;          // at context, batch 1
+  uint64_t weight_bytes = 0;
+  WeightSource weight_source = WeightSource::Headers;
+  uint64_t batch = 1;
+  uint64_t kv_bytes = 0;          // KV at context plus recurrent state, for `batch` sequences
   uint64_t total_bytes = 0;
 };
 

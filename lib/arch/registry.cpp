@@ -1,5 +1,6 @@
 // model_type -> spec. Multimodal configs are looked up by their language model's model_type.
 #include <array>
+#include <string_view>
 
 #include "arch/families/families.hpp"
 
@@ -10,7 +11,10 @@ Result<ArchModel> run_guarded(Result<ArchModel> (*fn)(const ModelConfig&), const
   try {
     return fn(cfg);
   } catch (const arch::SpecError& e) {
-    return malformed("config.json", "", e.what());
+    // The error names the file already; the spec's messages start with it too.
+    std::string_view message = e.what();
+    if (message.starts_with("config.json: ")) message.remove_prefix(13);
+    return malformed("config.json", "", std::string(message));
   }
 }
 

@@ -167,35 +167,92 @@ void audit_quantization(const DeclaredQuantization& declared, Report& r) {
   if (!r.quant_method && !declarations.empty()) r.quant_method = declarations.front().quant_method;
 }
 
+// The context the figures are given at: --ctx, else the maximum the config declares, else
+// kDefaultContext. Either way the declared maximum is kept, and a --ctx past it is said.
+uint64_t resolve_context(const ModelConfig* cfg, const ReportOptions& options, Report& r) {
+  if (cfg)
+    if (auto max = cfg->integer({"max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"}); max && *max > 0)
+      r.max_context = static_cast<uint64_t>(*max);
+  if (options.context) {
+    if (r.max_context && *options.context > *r.max_context)
+      r.notes.push_back("--ctx " + with_commas(*options.context) + " is past the " + with_commas(*r.max_context) +
+                        " positions the config declares (max_position_embeddings)");
+    return *options.context;
+  }
+  if (r.max_context) return *r.max_context;
+  if (r.spec && !r.spec->encoder_only)
+    r.notes.push_back("config.json declares no maximum context: the figures are at " + with_commas(kDefaultContext) +
+                      " tokens (--ctx sets another)");
+  return kDefaultContext;
+}
+
+// The KV cache's element size: --kv-dtype, else the KV scheme the quantization config declares
+// (what an engine allocates unless told otherwise), else torch_dtype.
+Result<uint32_t> resolve_kv_dtype(const ModelConfig* cfg, const ReportOptions& options, Report& r) {
+  uint32_t bytes = torch_dtype_bytes(cfg);
+  r.kv_dtype = cfg ? cfg->string({"torch_dtype", "dtype"}).value_or("bfloat16") : "bfloat16";
+  if (r.quant && r.quant->kv_cache_dtype)
+    if (auto b = kv_dtype_bytes(*r.quant->kv_cache_dtype)) {
+      bytes = *b;
+      r.kv_dtype = *r.quant->kv_cache_dtype + " (declared KV-cache scheme)";
+    }
+  if (options.kv_dtype && *options.kv_dtype != "auto") {
+    auto b = kv_dtype_bytes(*options.kv_dtype);
+    if (!b) return Error{ErrorKind::Usage, "--kv-dtype", "", "unknown dtype '" + *options.kv_dtype + "'", "use auto, bf16, fp16, fp8 or fp32"};
+    bytes = *b;
+    r.kv_dtype = *options.kv_dtype;
+  }
+  return bytes;
+}
+
+// The weights' bytes: as the headers give them, else the index's total_size, else the config
+// formula's parameters at torch_dtype (an estimate, and said to be one).
+void weight_bytes(const Snapshot& snap, const ModelConfig* cfg, Report& r) {
+  r.memory.weight_bytes = r.storage.stored_bytes;
+  r.memory.weight_source = WeightSource::Headers;
+  if (!snap.shards.empty()) return;
+  if (r.index_total_size) {
+    r.memory.weight_bytes = *r.index_total_size;
+    r.memory.weight_source = WeightSource::IndexTotalSize;
+  } else if (r.formula_total) {
+    // formula_total × a dtype's size: both bounded (the spec's elements fit 64 bits, 4 bytes at most)
+    // yet the product may not; saturate rather than wrap, it is an estimate.
+    r.memory.weight_bytes = checked_mul(*r.formula_total, torch_dtype_bytes(cfg)).value_or(UINT64_MAX);
+    r.memory.weight_source = WeightSource::Formula;
+  }
+}
+
 // FLOPs per token, the KV cache at the context asked for, and the memory both take.
 Status compute_figures(const Snapshot& snap, const ModelConfig* cfg, const ReportOptions& options, Report& r) {
   const ArchModel* spec = r.spec ? &*r.spec : nullptr;
-  uint32_t kv_bytes = torch_dtype_bytes(cfg);
-  r.kv_dtype = cfg ? cfg->string({"torch_dtype", "dtype"}).value_or("bfloat16") : "bfloat16";
-  // A declared KV-cache scheme (compressed-tensors kv_cache_scheme, ModelOpt kv_cache_quant_algo)
-  // is what an engine will allocate unless told otherwise.
-  if (r.quant && r.quant->kv_cache_dtype)
-    if (auto b = kv_dtype_bytes(*r.quant->kv_cache_dtype)) {
-      kv_bytes = *b;
-      r.kv_dtype = *r.quant->kv_cache_dtype + " (declared KV-cache scheme)";
+  const uint64_t context = resolve_context(cfg, options, r);
+  auto kv_bytes = resolve_kv_dtype(cfg, options, r);
+  if (!kv_bytes) return kv_bytes.error();
+  // A context the user did not give is the config's: an overflow there names the field.
+  auto named = [&](Error e) {
+    if (!options.context) {
+      e.kind = ErrorKind::Malformed;
+      e.file = "config.json";
+      e.field = "max_position_embeddings";
+      e.hint = "--ctx gives a context to report at";
     }
-  if (options.kv_dtype) {
-    auto b = kv_dtype_bytes(*options.kv_dtype);
-    if (!b) return Error{ErrorKind::Usage, "--kv-dtype", "", "unknown dtype '" + *options.kv_dtype + "'", "use bf16, fp16, fp8 or fp32"};
-    kv_bytes = *b;
-    r.kv_dtype = *options.kv_dtype;
-  }
-  auto flops = compute_flops(spec, r.params, options.context);
-  if (!flops) return flops.error();
+    return e;
+  };
+  auto flops = compute_flops(spec, r.params, context);
+  if (!flops) return named(flops.error());
   r.flops = *flops;
-  auto kv = compute_kv_cache(spec, options.context, kv_bytes);
-  if (!kv) return kv.error();
+  auto kv = compute_kv_cache(spec, context, *kv_bytes);
+  if (!kv) return named(kv.error());
   r.kv = *kv;
-  r.memory.weight_bytes = snap.shards.empty() && r.index_total_size ? *r.index_total_size : r.storage.stored_bytes;
-  auto kv_bytes_total = checked_add(r.kv.bytes_at_context, r.kv.recurrent_state_bytes);
-  auto total = kv_bytes_total ? checked_add(r.memory.weight_bytes, *kv_bytes_total) : std::nullopt;
-  if (!total) return Error{ErrorKind::Usage, "--ctx", std::to_string(options.context), "the memory total at this context overflows 64 bits", ""};
-  r.memory.kv_bytes = *kv_bytes_total;
+  weight_bytes(snap, cfg, r);
+  r.memory.batch = options.batch;
+  auto per_sequence = checked_add(r.kv.bytes_at_context, r.kv.recurrent_state_bytes);
+  auto kv_total = per_sequence ? checked_mul(*per_sequence, options.batch) : std::nullopt;
+  auto total = kv_total ? checked_add(r.memory.weight_bytes, *kv_total) : std::nullopt;
+  if (!total)
+    return named(Error{ErrorKind::Usage, "--ctx", std::to_string(context), "the memory total at this context and batch overflows 64 bits",
+                       "give a context and batch the model can hold"});
+  r.memory.kv_bytes = *kv_total;
   r.memory.total_bytes = *total;
   return Ok{};
 }

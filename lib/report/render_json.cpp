@@ -123,6 +123,7 @@ Json kv_cache_json(const Report& r) {
       .add("bytes_per_token", kv.bytes_per_token)
       .add("bytes_at_context", kv.bytes_at_context)
       .add("context", kv.context)
+      .add_optional("max_context", r.max_context)
       .add("bytes_per_element", static_cast<uint64_t>(kv.bytes_per_element))
       .add("dtype", r.kv_dtype)
       .add("attention_layers", static_cast<uint64_t>(kv.attention_layers))
@@ -136,7 +137,13 @@ Json kv_cache_json(const Report& r) {
 }
 
 Json memory_json(const Report& r) {
-  return Obj().add("weight_bytes", r.memory.weight_bytes).add("kv_bytes", r.memory.kv_bytes).add("total_bytes", r.memory.total_bytes).done();
+  return Obj()
+      .add("weight_bytes", r.memory.weight_bytes)
+      .add("weight_source", weight_source_name(r.memory.weight_source))
+      .add("kv_bytes", r.memory.kv_bytes)
+      .add("total_bytes", r.memory.total_bytes)
+      .add("batch", r.memory.batch)
+      .done();
 }
 
 Json files_json(const Report& r) {

@@ -101,7 +101,8 @@ void kv_cache_lines(std::string& out, const Style& st, const Report& r) {
     return;
   }
   line(out, st, "KV cache", with_commas(kv.bytes_per_token) + " B/token at " + std::to_string(kv.bytes_per_element) + " B/element (" +
-                                r.kv_dtype + ") · " + short_bytes(kv.bytes_at_context) + " at " + with_commas(kv.context) + " tokens");
+                                r.kv_dtype + ") · " + short_bytes(kv.bytes_at_context) + " at " + with_commas(kv.context) + " tokens" +
+                                (r.max_context && kv.context == *r.max_context ? " (the model's maximum)" : ""));
   std::string detail = std::to_string(kv.attention_layers) + " attention layers";
   if (kv.windowed_layers) detail += ", " + std::to_string(kv.windowed_layers) + " windowed (capped at their window)";
   if (kv.mla_layers) detail += ", MLA: compressed latent + RoPE key cached";
@@ -118,10 +119,13 @@ void runtime_section(std::string& out, const Style& st, const Report& r) {
                                  with_commas(r.flops.context) + " context");
     kv_cache_lines(out, st, r);
   }
-  line(out, st, "Memory", "weights " + short_bytes(r.memory.weight_bytes) +
-                              (r.spec && !r.kv.encoder_only ? " + KV " + short_bytes(r.memory.kv_bytes) + " = " + short_bytes(r.memory.total_bytes) +
-                                                                  " at " + with_commas(r.kv.context) + " tokens, batch 1"
-                                                            : ""));
+  const MemoryEstimate& m = r.memory;
+  std::string weights = "weights " + short_bytes(m.weight_bytes);
+  if (m.weight_source == WeightSource::IndexTotalSize) weights += " (the index's total_size)";
+  if (m.weight_source == WeightSource::Formula) weights = "weights ≈" + short_bytes(m.weight_bytes) + " (estimate: config formula × torch_dtype)";
+  line(out, st, "Memory", weights + (r.spec && !r.kv.encoder_only ? " + KV " + short_bytes(m.kv_bytes) + " = " + short_bytes(m.total_bytes) + " at " +
+                                                                         with_commas(r.kv.context) + " tokens, batch " + with_commas(m.batch)
+                                                                   : ""));
 }
 
 std::string declared_quant_text(const std::optional<QuantDeclaration>& d) {

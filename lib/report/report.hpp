@@ -19,12 +19,16 @@
 namespace hfi {
 
 inline constexpr int kReportSchemaVersion = 1;
+// The context figures are given at when neither --ctx nor the config names one.
+inline constexpr uint64_t kDefaultContext = 8192;
 
 struct ReportOptions {
   std::string repo_id;               // as the user named it (or the directory)
   std::string revision;
-  uint64_t context = 8192;           // --ctx
-  std::optional<std::string> kv_dtype;  // --kv-dtype; default: the config's torch_dtype
+  std::optional<uint64_t> context;   // --ctx; unset: the model's own maximum (kDefaultContext without one)
+  uint64_t batch = 1;                // --batch: sequences whose KV cache the memory line holds
+  // --kv-dtype; unset or "auto": the KV scheme a quantization config declares, else torch_dtype
+  std::optional<std::string> kv_dtype;
 };
 
 struct UnknownField {
@@ -72,6 +76,7 @@ struct Report {
   FlopsPerToken flops;
   KvCache kv;
   std::string kv_dtype;
+  std::optional<uint64_t> max_context;  // the config's max_position_embeddings (or its alias), as declared
   MemoryEstimate memory;
   Reconciliation reconcile;
   std::optional<IndexReconciliation> index_reconcile;

@@ -1,6 +1,7 @@
 #include "report/text_layout.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <string_view>
 #include <vector>
@@ -74,6 +75,25 @@ std::vector<std::string> split_after(const std::string& text, std::string_view s
   return pieces;
 }
 
+// A unit stays on the line of the number it follows ("30.96 GiB", "512 B/token").
+bool is_unit(std::string_view word) {
+  while (!word.empty() && (word.back() == ' ' || word.back() == ',' || word.back() == ')' || word.back() == ';')) word.remove_suffix(1);
+  for (std::string_view unit : {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "kB", "MB", "GB", "TB", "B/token", "B/element", "tokens", "params"})
+    if (word == unit) return true;
+  return false;
+}
+
+// `text` cut after each space, a unit kept with the number before it.
+std::vector<std::string> words_with_units(const std::string& text) {
+  std::vector<std::string> words;
+  for (auto& word : split_after(text, " ")) {
+    const bool after_number = !words.empty() && words.back().size() >= 2 && std::isdigit(static_cast<unsigned char>(words.back()[words.back().size() - 2]));
+    if (after_number && is_unit(word)) words.back() += word;
+    else words.push_back(std::move(word));
+  }
+  return words;
+}
+
 }  // namespace
 
 std::string wrap(const std::string& value, size_t indent) {
@@ -95,7 +115,7 @@ std::string wrap(const std::string& value, size_t indent) {
       place(fact);
       continue;
     }
-    for (const auto& word : split_after(fact, " ")) place(word);
+    for (const auto& word : words_with_units(fact)) place(word);
   }
   return out + current;
 }
