@@ -1,5 +1,5 @@
 // hfinspect's command line, as a table of contents: the commands, each defined and run in a file
-// of its own (inspect.cpp, check.cpp, diff.cpp). Everything else lives in libhfinspect.
+// of its own (inspect.cpp, check.cpp, diff.cpp, fit.cpp). Everything else lives in libhfinspect.
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -10,6 +10,7 @@
 
 #include "app/check.hpp"
 #include "app/diff.hpp"
+#include "app/fit.hpp"
 #include "app/inspect.hpp"
 
 namespace {
@@ -19,6 +20,7 @@ struct Flags {
   hfi::cli::InspectFlags inspect;
   hfi::cli::CheckFlags check;
   hfi::cli::DiffFlags diff;
+  hfi::cli::FitFlags fit;
 };
 
 struct Command {
@@ -44,6 +46,9 @@ const Command kCommands[] = {
        f.diff.color = f.common.use_color();
        return hfi::cli::run_diff(f.diff, f.common.fetch, f.common.report_options(), log);
      }},
+    {"fit", "will it fit: weights, KV cache and how much context and batch on these GPUs (TP, PP, EP)",
+     [](CLI::App& app, Flags& f) { hfi::cli::define_fit(app, f.fit); },
+     [](Flags& f, spdlog::logger& log) { return hfi::cli::run_fit(f.fit, f.common, log); }},
 };
 
 }  // namespace

@@ -4,9 +4,11 @@
 #include <map>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analysis/gptq_bias_buffers.hpp"
 #include "core/flat_index.hpp"
+#include "quant/decode.hpp"
 
 namespace hfi {
 namespace {
@@ -262,12 +264,54 @@ Reconciliation reconcile(const ArchModel* expected, StorageView& actual) {
   return r;
 }
 
+namespace {
+
+// The names an index lists as reconcile sees them without the headers: a quantized weight under
+// its logical name (P.qweight -> P.weight, X_blocks -> X), the scales and zero points beside it
+// left out. The headers' dtypes and shapes would tell more; names are all an index has.
+std::vector<std::string> logical_names(const SafetensorsIndex& index) {
+  std::vector<std::string> kept;
+  std::unordered_set<std::string> quantized;  // module prefixes with a quantized weight
+  for (const auto& [tensor, shard] : index.weight_map) {
+    TensorInfo t;
+    t.name = tensor;
+    t.dtype = Dtype::U8;  // what packed values are stored as: lets "X_blocks" read as MXFP4
+    t.shape = {1, 16};
+    const auto c = quant::classify(t);
+    if (!c || c->term == quant::Term::FusedScale || c->term == quant::Term::ActScales) {
+      kept.emplace_back(tensor);
+      continue;
+    }
+    quantized.emplace(c->prefix);
+    switch (c->term) {
+      case quant::Term::QWeight:
+      case quant::Term::WeightPacked:
+      case quant::Term::HqqWq:
+      case quant::Term::QuantoData:
+      case quant::Term::QuantoPacked: kept.push_back(std::string(c->prefix) + ".weight"); break;
+      case quant::Term::MxBlocks: kept.emplace_back(c->prefix); break;
+      default: break;  // a scale, zero point, g_idx, ...: bookkeeping of its module
+    }
+  }
+  // The generic companions (".scales", ".zeros") mean bookkeeping only beside a quantized weight.
+  std::erase_if(kept, [&](const std::string& name) {
+    const auto dot = name.rfind('.');
+    if (dot == std::string::npos) return false;
+    const std::string_view last = std::string_view(name).substr(dot + 1);
+    return (last == "scales" || last == "zeros" || last == "s" || last == "zero") && quantized.count(name.substr(0, dot)) > 0;
+  });
+  return kept;
+}
+
+}  // namespace
+
 IndexReconciliation reconcile_index(const ArchModel& expected, const SafetensorsIndex& index, uint32_t bytes_per_param,
                                     Reconciliation& by_name) {
   IndexReconciliation r;
   r.total_size = index.total_size;
   StorageView names_only;
-  for (const auto& [tensor, shard] : index.weight_map) names_only.logical.push_back({tensor, {}, 0, "", 0, 0});
+  const std::vector<std::string> names = logical_names(index);
+  for (const std::string& name : names) names_only.logical.push_back({name, {}, 0, "", 0, 0});
   by_name = reconcile(&expected, names_only);
   // A name carries no shape and no size: what was compared is presence alone.
   by_name.shape_mismatches.clear();
