@@ -166,6 +166,37 @@ TEST_CASE("fit: Qwen3-Next's delta-net state splits over heads with TP") {
   CHECK(p.per_gpu.kv_bytes_per_token == 12ull * 512ull * 2ull);
 }
 
+TEST_CASE("fit: Nemotron-3-Nano's Mamba2 state per sequence, split over heads at TP 2") {
+  // test_hybrid_memory.cpp works it out: 542,720 state elements per Mamba2 layer, 23 layers; at
+  // TP 2 a rank keeps 271,360 of each, in bf16 (the config declares no mamba_ssm_dtype). KV: six
+  // attention layers with 2 KV heads of 128, one per rank: 6 × (128 + 128) × 2 B.
+  auto r = report_of("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");
+  auto p = plan(r, whole_gpu(80 * kGiB, 2));
+  CHECK(p.per_gpu.state_bytes_per_sequence == 271'360ull * 23ull * 2ull);
+  CHECK(p.per_gpu.kv_bytes_per_token == 6ull * 256ull * 2ull);
+}
+
+TEST_CASE("fit: pipeline stages take whole layers, the embeddings the first and the head the last") {
+  // Llama-3.1-8B in bf16, one decoder layer:
+  //   q, o 4096 × 4096, k, v 1024 × 4096, gate, up 14336 × 4096, down 4096 × 14336, two norms
+  const uint64_t layer = (2ull * 4096 * 4096 + 2ull * 1024 * 4096 + 3ull * 14336 * 4096 + 2ull * 4096) * 2;
+  const uint64_t table = 128'256ull * 4096 * 2;  // embed_tokens, and lm_head
+  auto r = report_of("meta-llama/Llama-3.1-8B");
+  hfi::FitRequest q = whole_gpu(80 * kGiB);
+  q.pp = 2;
+  auto two = plan(r, q);
+  // 16 layers each; the last stage also holds lm_head and the final norm, the first embed_tokens.
+  CHECK(two.per_gpu.weight_bytes == 16 * layer + table + 4096ull * 2);
+  CHECK(two.per_gpu.kv_bytes_per_token == 16ull * 4'096ull);
+  CHECK(two.gpus == 2);
+  // Three stages: 32 = 10 + 10 + 10, the two left over going to the stages before the last
+  // (vLLM's get_pp_indices): 11, 11, 10. The first stage, with embed_tokens, is the busiest.
+  q.pp = 3;
+  auto three = plan(r, q);
+  CHECK(three.per_gpu.weight_bytes == 11 * layer + table);
+  CHECK(three.per_gpu.kv_bytes_per_token == 11ull * 4'096ull);
+}
+
 TEST_CASE("fit: a checkpoint served in another format, --weight-dtype") {
   // Llama-3.1-8B with its linear weights as int4 (4 bits, and per group of 128 inputs an FP16
   // scale and a 4-bit zero point). Per layer, [out, in]:
