@@ -214,7 +214,9 @@ class Planner {
       Stage& s = out[layer_stage_[l]];
       if (a.kv_source_layer >= 0) continue;  // reads an earlier layer's cache
       if (a.recurrent_state_elements > 0) {  // split over heads with them
-        s.state_per_sequence = add_sat(s.state_per_sequence, mul_sat(ceil_div(a.recurrent_state_elements, d_.tp), w_.state_bytes_per_element));
+        const uint64_t ssm = std::min(a.recurrent_ssm_elements, a.recurrent_state_elements), conv = a.recurrent_state_elements - ssm;
+        s.state_per_sequence = add_sat(s.state_per_sequence, mul_sat(ceil_div(conv, d_.tp), w_.state.conv_bytes));
+        s.state_per_sequence = add_sat(s.state_per_sequence, mul_sat(ceil_div(ssm, d_.tp), w_.state.ssm_bytes));
         continue;
       }
       if (a.kind == AttentionKind::None) continue;

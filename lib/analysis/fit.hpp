@@ -12,6 +12,7 @@
 
 #include "analysis/reconcile.hpp"
 #include "analysis/storage.hpp"
+#include "analysis/metrics.hpp"
 #include "analysis/weight_formats.hpp"
 #include "arch/spec.hpp"
 #include "core/error.hpp"
@@ -37,7 +38,7 @@ struct Workload {
   uint64_t batch = 1;         // sequences at once
   uint64_t max_context = 0;   // the model's maximum (max_context is capped at it); 0: unknown
   uint32_t kv_bytes_per_element = 2;
-  uint32_t state_bytes_per_element = 2;  // recurrent state's declared dtype
+  StateDtypes state;  // the recurrent state's element sizes
   std::optional<WeightFormat> weight_format;  // serve the linear weights in this format instead
 };
 

@@ -192,10 +192,11 @@ Result<FlopsPerToken> compute_flops(const ArchModel* spec, const ParamBreakdown&
   return f;
 }
 
-Result<KvCache> compute_kv_cache(const ArchModel* spec, uint64_t context, uint32_t bytes_per_element) {
+Result<KvCache> compute_kv_cache(const ArchModel* spec, uint64_t context, uint32_t bytes_per_element, StateDtypes state) {
   KvCache kv;
   kv.context = context;
   kv.bytes_per_element = bytes_per_element;
+  kv.state_dtypes = state;
   if (!spec) return kv;
   kv.encoder_only = spec->encoder_only;
   if (kv.encoder_only) return kv;
@@ -203,7 +204,9 @@ Result<KvCache> compute_kv_cache(const ArchModel* spec, uint64_t context, uint32
   for (const auto& a : spec->attention) {
     if (a.recurrent_state_elements) {
       ++kv.recurrent_layers;
-      ok = ok && accumulate(kv.recurrent_state_bytes, product({a.recurrent_state_elements, bytes_per_element}));
+      const uint64_t conv = a.recurrent_state_elements - std::min(a.recurrent_ssm_elements, a.recurrent_state_elements);
+      ok = ok && accumulate(kv.recurrent_state_bytes, product({conv, state.conv_bytes})) &&
+           accumulate(kv.recurrent_state_bytes, product({a.recurrent_ssm_elements, state.ssm_bytes}));
     }
     if (a.kind == AttentionKind::None) continue;
     if (a.kv_source_layer >= 0) {

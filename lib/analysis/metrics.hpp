@@ -37,6 +37,13 @@ struct FlopsPerToken {
   uint64_t context = 0;
 };
 
+// Element sizes of a recurrent layer's state: its convolution inputs (the model's dtype) and its
+// SSM state (mamba_ssm_dtype when the config names one).
+struct StateDtypes {
+  uint32_t conv_bytes = 2;
+  uint32_t ssm_bytes = 2;
+};
+
 struct KvCache {
   uint64_t bytes_per_token = 0;   // every attention layer, before any window cap
   uint64_t bytes_at_context = 0;  // windows applied
@@ -47,7 +54,8 @@ struct KvCache {
   uint32_t mla_layers = 0;
   uint32_t shared_kv_layers = 0;      // attention layers reading an earlier layer's KV (not cached twice)
   uint32_t recurrent_layers = 0;      // Mamba / delta-net / short-conv layers
-  uint64_t recurrent_state_bytes = 0; // their fixed state per sequence, at bytes_per_element
+  uint64_t recurrent_state_bytes = 0; // their fixed state per sequence, in `state_dtypes`
+  StateDtypes state_dtypes;
   bool encoder_only = false;          // bidirectional encoder: nothing is cached, every figure is 0
 };
 
@@ -76,7 +84,7 @@ ParamBreakdown formula_params(const ArchModel& spec, const std::vector<size_t>& 
 ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage, const Reconciliation& rec);
 // Both fail (Usage, naming --ctx) when a figure at `context` would pass 64 bits.
 Result<FlopsPerToken> compute_flops(const ArchModel* spec, const ParamBreakdown& params, uint64_t context);
-Result<KvCache> compute_kv_cache(const ArchModel* spec, uint64_t context, uint32_t bytes_per_element);
+Result<KvCache> compute_kv_cache(const ArchModel* spec, uint64_t context, uint32_t bytes_per_element, StateDtypes state = {});
 
 // Bytes per element of a dtype name as users write it: bf16, fp16, fp8, fp32, float8_e4m3fn, ...
 std::optional<uint32_t> kv_dtype_bytes(const std::string& name);

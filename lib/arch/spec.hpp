@@ -86,6 +86,9 @@ struct AttentionLayer {
   // Layers without attention that carry a fixed-size state per sequence instead (Mamba SSM and
   // conv state, gated delta-net state, short convolutions). Elements per sequence, any context.
   uint64_t recurrent_state_elements = 0;
+  // Of those, the SSM (temporal) state: kept in the config's mamba_ssm_dtype when it names one.
+  // The rest, the convolution's last inputs, is kept in the model's dtype.
+  uint64_t recurrent_ssm_elements = 0;
   std::string recurrent_kind;  // e.g. "mamba2", "gated_deltanet", "short_conv"
   // Elements cached per token for this layer.
   uint64_t kv_elements_per_token() const;

@@ -186,6 +186,18 @@ uint64_t resolve_context(const ModelConfig* cfg, const ReportOptions& options, R
   return kDefaultContext;
 }
 
+// A recurrent layer's state: the conv inputs in torch_dtype, the SSM state in mamba_ssm_dtype when
+// the config names one (what vLLM's mamba_ssm_cache_dtype "auto" takes).
+StateDtypes state_dtypes(const ModelConfig* cfg) {
+  StateDtypes s;
+  s.conv_bytes = torch_dtype_bytes(cfg);
+  s.ssm_bytes = s.conv_bytes;
+  if (cfg)
+    if (auto name = cfg->string({"mamba_ssm_dtype"}))
+      if (auto b = kv_dtype_bytes(*name)) s.ssm_bytes = *b;
+  return s;
+}
+
 // The KV cache's element size: --kv-dtype, else the KV scheme the quantization config declares
 // (what an engine allocates unless told otherwise), else torch_dtype.
 Result<uint32_t> resolve_kv_dtype(const ModelConfig* cfg, const ReportOptions& options, Report& r) {
@@ -241,7 +253,7 @@ Status compute_figures(const Snapshot& snap, const ModelConfig* cfg, const Repor
   auto flops = compute_flops(spec, r.params, context);
   if (!flops) return named(flops.error());
   r.flops = *flops;
-  auto kv = compute_kv_cache(spec, context, *kv_bytes);
+  auto kv = compute_kv_cache(spec, context, *kv_bytes, state_dtypes(cfg));
   if (!kv) return named(kv.error());
   r.kv = *kv;
   weight_bytes(snap, cfg, r);

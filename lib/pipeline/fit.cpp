@@ -41,7 +41,7 @@ Result<FitPlan> plan_on(const Report& r, const FitRequest& q, uint64_t gpu_bytes
   w.batch = r.memory.batch;
   w.max_context = r.max_context.value_or(0);
   w.kv_bytes_per_element = r.kv.bytes_per_element;
-  w.state_bytes_per_element = bytes_of_dtype(r, {"mamba_ssm_dtype"}, r.kv.bytes_per_element);
+  w.state = r.kv.state_dtypes;
   w.weight_format = q.weight_format;
   FitModel model{*r.spec, r.storage, r.reconcile, bytes_of_dtype(r, {"torch_dtype", "dtype"}, 2), r.index_total_size};
   return plan_fit(model, d, w);

@@ -1,5 +1,6 @@
 #include "source/header_pack.hpp"
 
+#include <sstream>
 #include <system_error>
 
 #include "formats/safetensors_header.hpp"
@@ -26,7 +27,7 @@ void append_le(std::string& out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
-bool read_le(std::ifstream& in, int bytes, uint64_t& v) {
+bool read_le(std::istream& in, int bytes, uint64_t& v) {
   unsigned char buf[8];
   if (!in.read(reinterpret_cast<char*>(buf), bytes)) return false;
   v = 0;
@@ -53,9 +54,21 @@ std::string pack_record_tail(std::string_view path, std::string_view bytes) {
 HeaderPackReader::HeaderPackReader(const fs::path& file) {
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) return;
-  file_size_ = fs::file_size(file, ec);
+  const uint64_t size = fs::file_size(file, ec);
   if (ec) return;
-  in_.open(file, std::ios::binary);
+  open(std::make_unique<std::ifstream>(file, std::ios::binary), size);
+}
+
+HeaderPackReader HeaderPackReader::from_bytes(std::string bytes) {
+  HeaderPackReader reader;
+  const uint64_t size = bytes.size();
+  reader.open(std::make_unique<std::istringstream>(std::move(bytes), std::ios::binary), size);
+  return reader;
+}
+
+void HeaderPackReader::open(std::unique_ptr<std::istream> in, uint64_t size) {
+  in_ = std::move(in);
+  file_size_ = size;
   if (!walk()) {
     damaged_ = true;
     entries_.clear();
@@ -64,18 +77,18 @@ HeaderPackReader::HeaderPackReader(const fs::path& file) {
 
 bool HeaderPackReader::walk() {
   std::string magic(kHeaderPackMagic.size(), '\0');
-  if (!in_.read(magic.data(), static_cast<std::streamsize>(magic.size())) || magic != kHeaderPackMagic) return false;
+  if (!in_->read(magic.data(), static_cast<std::streamsize>(magic.size())) || magic != kHeaderPackMagic) return false;
   uint64_t at = magic.size();
   while (at < file_size_) {
     uint64_t path_length = 0, length = 0, checksum = 0;
-    if (!read_le(in_, 4, path_length) || path_length > kLongestPath) return false;
+    if (!read_le(*in_, 4, path_length) || path_length > kLongestPath) return false;
     std::string path(static_cast<size_t>(path_length), '\0');
-    if (!in_.read(path.data(), static_cast<std::streamsize>(path_length)) || !read_le(in_, 8, length)) return false;
+    if (!in_->read(path.data(), static_cast<std::streamsize>(path_length)) || !read_le(*in_, 8, length)) return false;
     at += 4 + path_length + 8;
     // The bytes and the checksum after them must lie inside the file; a header is 8 + N bytes.
     if (length > 8 + kMaxSafetensorsHeader || file_size_ - at < 8 || length > file_size_ - at - 8) return false;
     const uint64_t offset = at;
-    if (!in_.seekg(static_cast<std::streamoff>(length), std::ios::cur) || !read_le(in_, 8, checksum)) return false;
+    if (!in_->seekg(static_cast<std::streamoff>(length), std::ios::cur) || !read_le(*in_, 8, checksum)) return false;
     at += length + 8;
     if (!safe_repo_path(path) || entries_.size() == kMostRecords) return false;
     entries_[path] = {offset, length, checksum};
@@ -87,8 +100,8 @@ HeaderPackReader::Lookup HeaderPackReader::read(const std::string& path, std::st
   auto it = entries_.find(path);
   if (it == entries_.end()) return Lookup::Absent;
   bytes.assign(static_cast<size_t>(it->second.length), '\0');
-  in_.clear();
-  if (!in_.seekg(static_cast<std::streamoff>(it->second.offset)) || !in_.read(bytes.data(), static_cast<std::streamsize>(bytes.size())) ||
+  in_->clear();
+  if (!in_->seekg(static_cast<std::streamoff>(it->second.offset)) || !in_->read(bytes.data(), static_cast<std::streamsize>(bytes.size())) ||
       fnv1a(path, bytes) != it->second.checksum) {
     bytes.clear();
     return Lookup::Damaged;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,8 @@ class HeaderPackReader {
   // Walks the pack's framing (paths and lengths; the bytes are skipped). A pack that is not there
   // reads as empty; one whose framing is broken, as damaged and empty.
   explicit HeaderPackReader(const std::filesystem::path& file);
+  // The same over a pack held in memory (the fuzz target's way in).
+  static HeaderPackReader from_bytes(std::string bytes);
 
   bool damaged() const { return damaged_; }
   // The record of `path` into `bytes`, checked against its checksum (Damaged when it fails).
@@ -39,9 +42,11 @@ class HeaderPackReader {
   struct Entry {
     uint64_t offset = 0, length = 0, checksum = 0;
   };
+  HeaderPackReader() = default;
+  void open(std::unique_ptr<std::istream> in, uint64_t size);
   bool walk();
 
-  std::ifstream in_;
+  std::unique_ptr<std::istream> in_;
   uint64_t file_size_ = 0;
   std::map<std::string, Entry> entries_;
   bool damaged_ = false;

@@ -74,3 +74,17 @@ TEST_CASE("Nemotron-3-Nano: Mamba2 state per sequence, KV from the six '*' layer
   CHECK(r.kv.recurrent_state_bytes == 24'965'120);
   CHECK(r.kv.bytes_per_token == 6'144);
 }
+
+TEST_CASE("Qwen3.5: the delta-net state in mamba_ssm_dtype, the conv inputs in the model's dtype") {
+  // text_config: 40 layers, every 4th full attention -> 30 gated delta-net layers; dtype float16,
+  // mamba_ssm_dtype float32.
+  //   conv inputs: (2 * 16 key heads * 128 + 32 value heads * 128) * (kernel 4 - 1) = 24,576
+  //                elements at 2 bytes                                              ->    49,152
+  //   delta state: 32 value heads * 128 * 128 = 524,288 elements at 4 bytes         -> 2,097,152
+  //   per layer 2,146,304 bytes; 30 layers -> 64,389,120 bytes.
+  auto r = report_of("bryce-hoehn/Qwen3.5-18B-REAP-A3B-Coding");
+  CHECK(r.kv.recurrent_layers == 30);
+  CHECK(r.kv.state_dtypes.conv_bytes == 2);
+  CHECK(r.kv.state_dtypes.ssm_bytes == 4);
+  CHECK(r.kv.recurrent_state_bytes == 64'389'120);
+}

@@ -16,10 +16,11 @@
 namespace hfi::arch {
 namespace {
 
-AttentionLayer recurrent_layer(uint64_t elements, const char* kind) {
+AttentionLayer recurrent_layer(uint64_t elements, uint64_t ssm_elements, const char* kind) {
   AttentionLayer a;
   a.kind = AttentionKind::None;
   a.recurrent_state_elements = elements;
+  a.recurrent_ssm_elements = ssm_elements;
   a.recurrent_kind = kind;
   return a;
 }
@@ -168,8 +169,8 @@ ArchModel qwen_next_decoder(const ModelConfig& cfg, const char* family, bool qwe
   //   conv state  = (2 * linear_num_key_heads * linear_key_head_dim
   //                  + linear_num_value_heads * linear_value_head_dim) * (linear_conv_kernel_dim - 1)
   //   delta state = linear_num_value_heads * linear_key_head_dim * linear_value_head_dim
-  uint64_t state = checked_sum("the recurrent state", {checked_product("the conv state", {n.conv_channels(), n.conv_kernel - 1}),
-                                                      checked_product("the delta state", {n.value_heads, n.key_dim, n.value_dim})});
+  const uint64_t delta_state = checked_product("the delta state", {n.value_heads, n.key_dim, n.value_dim});
+  const uint64_t state = checked_sum("the recurrent state", {checked_product("the conv state", {n.conv_channels(), n.conv_kernel - 1}), delta_state});
   uint64_t sparse_layers = 0, full_count = 0;
   for (uint64_t i = 0; i < layers; ++i) {
     int l = static_cast<int>(i);
@@ -182,7 +183,7 @@ ArchModel qwen_next_decoder(const ModelConfig& cfg, const char* family, bool qwe
       ++full_count;
     } else {
       add_gated_deltanet(m, p + "linear_attn.", l, n, qwen3_5);
-      m.attention.push_back(recurrent_layer(state, "gated_deltanet"));
+      m.attention.push_back(recurrent_layer(state, delta_state, "gated_deltanet"));
     }
     bool sparse = qwen_next_sparse(cfg, i, moe);
     sparse_layers += sparse;
@@ -337,7 +338,7 @@ Result<ArchModel> lfm2_spec(const ModelConfig& cfg) {
         add(m, p + "conv.conv.bias", {conv_dim}, Role::Attention, l);
         add(m, p + "conv.out_proj.bias", {d.hidden}, Role::Attention, l);
       }
-      m.attention.push_back(recurrent_layer(state, "short_conv"));
+      m.attention.push_back(recurrent_layer(state, 0, "short_conv"));
     }
     add(m, p + "feed_forward.w1.weight", {ff, d.hidden}, Role::Mlp, l);  // gate
     add(m, p + "feed_forward.w3.weight", {ff, d.hidden}, Role::Mlp, l);  // up
@@ -467,7 +468,7 @@ void add_nemotron_h_layer(ArchModel& m, uint64_t i, const NemotronHDims& d) {
       add(m, x + "D", {d.mheads}, Role::Attention, l);
       add(m, x + "norm.weight", {d.d_inner}, Role::Attention, l);  // gated RMSNorm over n_groups groups
       add_linear(m, x + "out_proj", d.hidden, d.d_inner, Role::Attention, l, d.proj_bias);
-      m.attention.push_back(recurrent_layer(mamba2_state_elements(d), "mamba2"));
+      m.attention.push_back(recurrent_layer(mamba2_state_elements(d), checked_product("the SSM state", {d.mheads, d.mhead_dim, d.dstate}), "mamba2"));
       break;
     case '*':
       add_gqa_attention(m, x, l, d.attention);

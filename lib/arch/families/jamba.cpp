@@ -51,7 +51,8 @@ Result<ArchModel> jamba_spec(const ModelConfig& cfg) {
   // Per sequence and Mamba layer (vLLM's mamba1 state shape): the depthwise conv of kernel
   // mamba_d_conv keeps its last mamba_d_conv - 1 inputs of d_inner channels, and the SSM state is
   // d_inner × mamba_d_state, with d_inner = mamba_expand * hidden_size.
-  uint64_t state = d_inner * (d_conv - 1) + d_inner * d_state;
+  const uint64_t ssm_state = checked_product("mamba_expand × hidden_size × mamba_d_state", {d_inner, d_state});
+  const uint64_t state = checked_sum("the Mamba state", {checked_product("the conv state", {d_inner, d_conv - 1}), ssm_state});
   uint64_t attn_count = 0, moe_count = 0;
   for (uint64_t i = 0; i < layers; ++i) {
     int l = static_cast<int>(i);
@@ -78,6 +79,7 @@ Result<ArchModel> jamba_spec(const ModelConfig& cfg) {
       AttentionLayer a;
       a.kind = AttentionKind::None;
       a.recurrent_state_elements = state;
+      a.recurrent_ssm_elements = ssm_state;
       a.recurrent_kind = "mamba";
       m.attention.push_back(a);
     }
