@@ -57,6 +57,7 @@ struct KvCache {
   uint64_t recurrent_state_bytes = 0; // their fixed state per sequence, in `state_dtypes`
   StateDtypes state_dtypes;
   bool encoder_only = false;          // bidirectional encoder: nothing is cached, every figure is 0
+  bool inferred = false;              // no spec: from the config's generic fields (see analyse.cpp)
 };
 
 // Where the weights' bytes come from.

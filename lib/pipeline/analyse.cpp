@@ -5,7 +5,9 @@
 #include "pipeline/analyse.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
+#include <string_view>
 
 #include "analysis/index_check.hpp"
 #include "core/checked.hpp"
@@ -50,11 +52,40 @@ std::string join(std::initializer_list<std::string> parts, const std::string& se
   return out;
 }
 
+// Lowercase, without '_' and '-': "qwen3_moe" and "Qwen3Moe" meet as "qwen3moe".
+std::string squashed(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (c != '_' && c != '-') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// A model_type without a spec whose architectures class is a registered family's
+// (model_type "my_llama" with LlamaForCausalLM): that family, the one it was derived from.
+const SpecEntry* spec_by_architecture(const ModelConfig& config, std::string& used) {
+  for (const std::string& cls : config.architectures()) {
+    std::string_view base = cls;
+    for (std::string_view suffix : {"ForCausalLM", "ForConditionalGeneration", "LMHeadModel"})
+      if (base.ends_with(suffix)) {
+        base.remove_suffix(suffix.size());
+        for (const std::string& type : supported_model_types())
+          if (squashed(type) == squashed(base)) {
+            used = cls;
+            return find_spec(type);
+          }
+      }
+  }
+  return nullptr;
+}
+
 // A multimodal family with its own spec (gemma3, llama4) is found by its root model_type; one
-// without (a VLM around a known text model) by its language model's model_type. None: no spec.
-std::optional<Result<ArchModel>> build_spec(const ModelConfig& config) {
+// without (a VLM around a known text model) by its language model's model_type; a type without a
+// spec by the family its architectures class names (`borrowed_from` says which class). None: no
+// spec.
+std::optional<Result<ArchModel>> build_spec(const ModelConfig& config, std::string& borrowed_from) {
   const SpecEntry* entry = find_spec(config.model_type());
   if (!entry) entry = find_spec(config.text_model_type());
+  if (!entry) entry = spec_by_architecture(config, borrowed_from);
   if (!entry) return std::nullopt;
   return entry->build(config);
 }
@@ -104,7 +135,8 @@ Status describe_architecture(const ModelConfig* cfg, const DeclaredQuantization&
     r.notes.push_back("no config.json: the report is built from the safetensors headers alone");
     return Ok{};
   }
-  auto built = build_spec(*cfg);
+  std::string borrowed_from;
+  auto built = build_spec(*cfg, borrowed_from);
   r.config = *cfg;
   r.model_type = cfg->model_type();
   r.text_model_type = cfg->text_model_type();
@@ -114,6 +146,9 @@ Status describe_architecture(const ModelConfig* cfg, const DeclaredQuantization&
   if (built) {
     r.spec = std::move(built->value());
     r.family = r.spec->family;
+    if (!borrowed_from.empty())
+      r.notes.push_back("no spec for model_type '" + r.model_type + "': read with the " + r.family + " spec, which its architectures class " +
+                        borrowed_from + " names (reconcile shows whether the layout agrees)");
     r.notes.insert(r.notes.end(), r.spec->notes.begin(), r.spec->notes.end());  // e.g. the vision tower
   } else {
     r.notes.push_back("no architecture spec for model_type '" + r.model_type + "'" +
@@ -144,6 +179,12 @@ void count_parameters(const Snapshot& snap, uint32_t weight_bytes, Report& r) {
   if (!snap.shards.empty()) r.reconcile.source = ReconcileSource::Headers;
   if (!spec && !snap.shards.empty()) r.inferred = infer_structure(r.storage);
   r.params = compute_params(spec, r.storage, r.reconcile);
+  if (!spec && snap.shards.empty() && r.index_total_size && weight_bytes > 0) {
+    // Nothing to count and no formula: the index's total_size at torch_dtype, and said to be so.
+    r.params.total = *r.index_total_size / weight_bytes;
+    r.params.non_embedding = r.params.total;
+    r.params_source = ParamsSource::IndexTotalSize;
+  }
   if (!spec) return;
   ParamBreakdown formula = formula_params(*spec);
   r.formula_total = formula.total;
@@ -234,6 +275,37 @@ void weight_bytes(const Snapshot& snap, const ModelConfig* cfg, Report& r) {
   }
 }
 
+// Without a spec, what the generic fields give: every layer a full-attention layer of
+// num_key_value_heads × head_dim (hidden_size / heads when absent), and FLOPs of a dense model.
+// Labelled inferred; left at 0 when the fields are not there or do not fit 64 bits.
+void infer_figures(const ModelConfig& cfg, uint64_t context, uint32_t kv_bytes, Report& r) {
+  const auto layers = cfg.integer({"num_hidden_layers", "n_layer", "num_layers"});
+  const auto heads = cfg.integer({"num_attention_heads", "n_head"});
+  const auto hidden = cfg.integer({"hidden_size", "n_embd", "d_model"});
+  if (!layers || !heads || *layers <= 0 || *heads <= 0 || *layers > (1 << 20)) return;
+  const auto kv_heads = cfg.integer({"num_key_value_heads", "num_kv_heads"}).value_or(*heads);
+  const auto head_dim = cfg.integer({"head_dim"}).value_or(hidden ? *hidden / *heads : 0);
+  if (kv_heads <= 0 || head_dim <= 0) return;
+  auto per_token = checked_mul(static_cast<uint64_t>(*layers), static_cast<uint64_t>(kv_heads));
+  if (per_token) per_token = checked_mul(*per_token, 2 * static_cast<uint64_t>(head_dim));
+  if (per_token) per_token = checked_mul(*per_token, kv_bytes);
+  auto at_context = per_token ? checked_mul(*per_token, context) : std::nullopt;
+  auto attention = checked_mul(4 * static_cast<uint64_t>(*layers), static_cast<uint64_t>(*heads));
+  if (attention) attention = checked_mul(*attention, static_cast<uint64_t>(head_dim));
+  if (attention) attention = checked_mul(*attention, context);
+  if (!at_context || !attention) return;
+  r.kv.bytes_per_token = *per_token;
+  r.kv.bytes_at_context = *at_context;
+  r.kv.attention_layers = static_cast<uint32_t>(*layers);
+  r.kv.inferred = true;
+  r.flops.attention = *attention;
+  const bool experts = r.inferred && r.inferred->experts > 0;
+  if (!experts) r.flops.fixed = checked_mul(r.params.total, 2).value_or(0);
+  r.notes.push_back(std::string("no spec: the KV cache is inferred from num_hidden_layers, num_key_value_heads and head_dim as if every layer "
+                                "were full attention") +
+                    (experts ? "; the fixed FLOPs are not (the experts' routing is unknown)" : ", the fixed FLOPs as if every parameter were active"));
+}
+
 // FLOPs per token, the KV cache at the context asked for, and the memory both take.
 Status compute_figures(const Snapshot& snap, const ModelConfig* cfg, const ReportOptions& options, Report& r) {
   const ArchModel* spec = r.spec ? &*r.spec : nullptr;
@@ -256,6 +328,7 @@ Status compute_figures(const Snapshot& snap, const ModelConfig* cfg, const Repor
   auto kv = compute_kv_cache(spec, context, *kv_bytes, state_dtypes(cfg));
   if (!kv) return named(kv.error());
   r.kv = *kv;
+  if (!spec && cfg) infer_figures(*cfg, context, *kv_bytes, r);
   weight_bytes(snap, cfg, r);
   r.memory.batch = options.batch;
   auto per_sequence = checked_add(r.kv.bytes_at_context, r.kv.recurrent_state_bytes);

@@ -133,6 +133,7 @@ Json kv_cache_json(const Report& r) {
       .add("recurrent_layers", static_cast<uint64_t>(kv.recurrent_layers))
       .add("recurrent_state_bytes", kv.recurrent_state_bytes)
       .add("encoder_only", kv.encoder_only)
+      .add("inferred", kv.inferred)
       .done();
 }
 

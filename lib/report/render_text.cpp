@@ -83,6 +83,9 @@ void parameters_section(std::string& out, const Style& st, const Report& r) {
   bool stored = r.params_source == ParamsSource::Safetensors;
   if (stored) {
     stored_params_lines(out, st, r);
+  } else if (r.params_source == ParamsSource::IndexTotalSize) {
+    line(out, st, "Parameters", "≈" + with_commas(r.params.total) + " (" + short_count(r.params.total) +
+                                    ") derived from the index's total_size at torch_dtype (no headers, no spec)");
   } else if (r.formula_total) {
     // r.params is the formula plus any optional tensor (tied head copy, buffer) the index lists.
     line(out, st, "Parameters", with_commas(r.params.total) + " (" + short_count(r.params.total) + ") from the config formula (no safetensors headers)" +
@@ -100,10 +103,10 @@ void kv_cache_lines(std::string& out, const Style& st, const Report& r) {
     line(out, st, "", st.dim("bidirectional attention over the whole sequence, recomputed on every pass; nothing is kept between passes"));
     return;
   }
-  line(out, st, "KV cache", with_commas(kv.bytes_per_token) + " B/token at " + std::to_string(kv.bytes_per_element) + " B/element (" +
+  line(out, st, "KV cache", std::string(kv.inferred ? "≈" : "") + with_commas(kv.bytes_per_token) + " B/token at " + std::to_string(kv.bytes_per_element) + " B/element (" +
                                 r.kv_dtype + ") · " + short_bytes(kv.bytes_at_context) + " at " + with_commas(kv.context) + " tokens" +
                                 (r.max_context && kv.context == *r.max_context ? " (the model's maximum)" : ""));
-  std::string detail = std::to_string(kv.attention_layers) + " attention layers";
+  std::string detail = std::to_string(kv.attention_layers) + " attention layers" + (kv.inferred ? ", inferred from the config's generic fields (no spec)" : "");
   if (kv.windowed_layers) detail += ", " + std::to_string(kv.windowed_layers) + " windowed (capped at their window)";
   if (kv.mla_layers) detail += ", MLA: compressed latent + RoPE key cached";
   if (kv.shared_kv_layers) detail += ", " + std::to_string(kv.shared_kv_layers) + " more reuse an earlier layer's KV (not cached)";
@@ -114,7 +117,8 @@ void kv_cache_lines(std::string& out, const Style& st, const Report& r) {
 }
 
 void runtime_section(std::string& out, const Style& st, const Report& r) {
-  if (r.spec) {
+  const bool figures = r.spec || r.kv.inferred;
+  if (figures) {
     line(out, st, "Compute", short_flops(r.flops.fixed) + "FLOP/token fixed + " + short_flops(r.flops.attention) + "FLOP/token attention at " +
                                  with_commas(r.flops.context) + " context");
     kv_cache_lines(out, st, r);
@@ -123,7 +127,7 @@ void runtime_section(std::string& out, const Style& st, const Report& r) {
   std::string weights = "weights " + short_bytes(m.weight_bytes);
   if (m.weight_source == WeightSource::IndexTotalSize) weights += " (the index's total_size)";
   if (m.weight_source == WeightSource::Formula) weights = "weights ≈" + short_bytes(m.weight_bytes) + " (estimate: config formula × torch_dtype)";
-  line(out, st, "Memory", weights + (r.spec && !r.kv.encoder_only ? " + KV " + short_bytes(m.kv_bytes) + " = " + short_bytes(m.total_bytes) + " at " +
+  line(out, st, "Memory", weights + (figures && !r.kv.encoder_only ? " + KV " + short_bytes(m.kv_bytes) + " = " + short_bytes(m.total_bytes) + " at " +
                                                                          with_commas(r.kv.context) + " tokens, batch " + with_commas(m.batch)
                                                                    : ""));
 }

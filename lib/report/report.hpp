@@ -40,14 +40,15 @@ struct UnknownField {
 };
 
 // Where the parameter totals come from.
-enum class ParamsSource { None, Safetensors, Formula };
+enum class ParamsSource { None, Safetensors, Formula, IndexTotalSize };
 
-// How reports name it: "none", "safetensors", "formula".
+// How reports name it: "none", "safetensors", "formula", "index_total_size".
 constexpr const char* params_source_name(ParamsSource source) {
   switch (source) {
     case ParamsSource::None: return "none";
     case ParamsSource::Safetensors: return "safetensors";
     case ParamsSource::Formula: return "formula";
+    case ParamsSource::IndexTotalSize: return "index_total_size";
   }
   return "none";
 }

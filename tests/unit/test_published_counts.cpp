@@ -317,8 +317,9 @@ TEST_CASE("the index check gives the same findings for an index in header order 
 
 namespace {
 
-// A fixture whose config names a model_type no spec covers.
-hfi::Report inspect_as_unknown(const std::string& repo, const std::string& model_type) {
+// A fixture whose config names a model_type no spec covers (and, unless `keep_class`, an
+// architectures class no spec covers either).
+hfi::Report inspect_as_unknown(const std::string& repo, const std::string& model_type, bool keep_class = false) {
   namespace fs = std::filesystem;
   fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "unknown-type" / repo;
   fs::remove_all(dir);
@@ -329,6 +330,12 @@ hfi::Report inspect_as_unknown(const std::string& repo, const std::string& model
   auto open = config.find('"', config.find(':', at));
   auto close = config.find('"', open + 1);
   config.replace(open + 1, close - open - 1, model_type);
+  if (!keep_class) {
+    const auto cls = config.find("ForCausalLM\"");
+    REQUIRE(cls != std::string::npos);
+    const auto start = config.rfind('"', cls) + 1;
+    config.replace(start, cls - start, "BrandNew");
+  }
   std::ofstream(dir / "config.json", std::ios::trunc) << config;
   return hfi::testing::inspect_dir(dir).report;
 }
@@ -348,6 +355,10 @@ TEST_CASE("an unknown model_type still gets exact totals and an inferred structu
   CHECK(smol.inferred->mlp == "gated (gate/up/down)");
   CHECK(smol.inferred->experts == 0);
   CHECK(smol.inferred->unplaced.empty());
+  // Never silently 0: the KV cache from the generic fields, 30 layers × 3 KV heads × (64 + 64),
+  // head_dim = 576 / 9 heads, at 2 bytes.
+  CHECK(smol.kv.inferred);
+  CHECK(smol.kv.bytes_per_token == 30u * 3u * 128u * 2u);
 
   auto moe = inspect_as_unknown("Qwen/Qwen3-30B-A3B", "brand_new_moe");
   CHECK(moe.params.total == 30'532'122'624);  // HUB
@@ -361,6 +372,40 @@ TEST_CASE("an unknown model_type still gets exact totals and an inferred structu
   CHECK(moe.inferred->lm_head == "lm_head.weight");
   CHECK(moe.inferred->placed_params == moe.params.total);
 }
+TEST_CASE("an index-only folder of a model_type without a spec: parameters from total_size, said so") {
+  // Qwen3-30B-A3B's config (renamed type and class) and its real index, no shards: total_size
+  // 61,064,245,248 bytes at bfloat16 is 30,532,122,624 parameters, the published count.
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "unknown-type-index-only";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path fixture = hfi::testing::fixtures_dir() / "Qwen/Qwen3-30B-A3B";
+  fs::copy_file(fixture / "model.safetensors.index.json", dir / "model.safetensors.index.json");
+  std::string config = hfi::testing::slurp(fixture / "config.json");
+  for (auto [from, to] : {std::pair<std::string, std::string>{"\"qwen3_moe\"", "\"brand_new_moe\""}, {"Qwen3MoeForCausalLM", "BrandNewForCausalLM"}}) {
+    REQUIRE(config.find(from) != std::string::npos);
+    config.replace(config.find(from), from.size(), to);
+  }
+  std::ofstream(dir / "config.json") << config;
+  auto r = hfi::testing::inspect_dir(dir).report;
+  CHECK_FALSE(r.spec);
+  CHECK(r.params_source == hfi::ParamsSource::IndexTotalSize);
+  CHECK(r.params.total == 30'532'122'624);
+  CHECK(r.memory.weight_bytes == 61'064'245'248u);
+}
+
+TEST_CASE("a model_type without a spec is read with the family its architectures class names") {
+  // SmolLM2-135M with model_type renamed but still LlamaForCausalLM: the llama spec, and every
+  // tensor explained, so the published count stands on a reconciled layout.
+  auto r = inspect_as_unknown("HuggingFaceTB/SmolLM2-135M", "my_private_llama", true);
+  REQUIRE(r.spec);
+  CHECK(r.family == "llama");
+  CHECK(r.model_type == "my_private_llama");
+  CHECK(r.params.total == 134'515'008);
+  CHECK(r.reconcile.status == hfi::ReconcileStatus::Complete);
+  CHECK(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) { return n.find("LlamaForCausalLM") != std::string::npos; }));
+}
+
 TEST_CASE("an index whose total_size disagrees with the headers' tensor bytes is reported once") {
   // gpt-oss-20b's index (total_size 13,761,264,768 = its three headers' tensor bytes), with
   // total_size edited down and up.
