@@ -41,15 +41,18 @@ Result<FitRequest> fit_request(const FitFlags& f) {
 
 void define_fit(CLI::App& command, FitFlags& flags) {
   command.add_option("target", flags.target, "a directory, a cache snapshot, or org/name[@revision]")->required();
-  command.add_option("--gpu", flags.gpu, "a GPU by name (h100-80gb, a100-80gb, l4, rtx-4090, mi300x, ...); default: the smallest that fits");
-  command.add_option("--gpu-mem", flags.gpu_mem, "memory of one GPU instead of a preset: 80GiB, 24GB");
-  command.add_option("--gpus", flags.gpus, "GPUs in all (default: TP x PP)")->check(CLI::Range(1u, 4096u));
-  command.add_option("--tp", flags.tp, "tensor-parallel size (default: --gpus / PP, else 1)")->check(CLI::Range(1u, 4096u));
-  command.add_option("--pp", flags.pp, "pipeline-parallel size (default 1)")->check(CLI::Range(1u, 4096u));
+  command.add_option("--gpu", flags.gpu, "a GPU by name (h100-80gb, a100-80gb, l4, rtx-4090, mi300x, ...); default: the smallest that fits")
+      ->type_name("NAME");
+  command.add_option("--gpu-mem", flags.gpu_mem, "memory of one GPU instead of a preset: 80GiB, 24GB")->type_name("SIZE");
+  command.add_option("--gpus", flags.gpus, "GPUs in all (default: TP x PP)")->check(CLI::Range(1u, 4096u).description(""))->type_name("N");
+  command.add_option("--tp", flags.tp, "tensor-parallel size (default: --gpus / PP, else 1)")->check(CLI::Range(1u, 4096u).description(""))->type_name("N");
+  command.add_option("--pp", flags.pp, "pipeline-parallel size (default 1)")->check(CLI::Range(1u, 4096u).description(""))->type_name("N");
   command.add_flag("--ep", flags.ep, "spread whole routed experts over the TP ranks instead of splitting each");
-  command.add_option("--utilization", flags.utilization, "share of each GPU the engine takes (default 0.90)");
-  command.add_option("--reserve", flags.reserve, "of that share, what activations, CUDA graphs and the runtime keep (default: derived)");
-  command.add_option("--weight-dtype", flags.weight_dtype, "serve the linear weights as bf16, fp16, fp8, int8, int4, nvfp4 or mxfp4");
+  command.add_option("--utilization", flags.utilization, "share of each GPU the engine takes (default 0.90)")->type_name("F");
+  command.add_option("--reserve", flags.reserve, "of that share, what activations, CUDA graphs and the runtime keep (default: derived)")
+      ->type_name("SIZE");
+  command.add_option("--weight-dtype", flags.weight_dtype, "serve the linear weights as bf16, fp16, fp8, int8, int4, nvfp4 or mxfp4")
+      ->type_name("TYPE");
   command.add_flag("--json", flags.json, "print the plan as JSON (docs/fit.md)");
 }
 

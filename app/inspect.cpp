@@ -76,11 +76,15 @@ void define_common_flags(CLI::App& app, CommonFlags& flags) {
   app.add_option("--revision", flags.fetch.revision, "branch, tag or commit (repository ids only)");
   app.add_flag("--offline", flags.fetch.offline, "read only the Hugging Face cache (also HF_HUB_OFFLINE=1)");
   app.add_option("--token", flags.fetch.token, "Hub access token (default: HF_TOKEN, then $HF_HOME/token)");
-  app.add_option("--timeout", flags.fetch.timeout_s, "seconds a request may stall before it is retried (default 10, HF_HUB_DOWNLOAD_TIMEOUT)")
-      ->check(CLI::Range(1L, 3600L));
+  app.add_option("--timeout", flags.fetch.timeout_s, "seconds a request may go without a connection, or below 512 bytes/s, before it is retried (default 10, HF_HUB_DOWNLOAD_TIMEOUT)")
+      ->check(CLI::Range(1L, 3600L).description(""))
+      ->type_name("SECONDS");
   app.add_option("--deadline", flags.fetch.deadline_s, "seconds the whole run may take per target (default 24 x --timeout)")
-      ->check(CLI::Range(1L, 86400L));
-  app.add_option("--retries", flags.fetch.retries, "retries for 408/429/5xx and dropped connections (default 5)")->check(CLI::Range(0, 20));
+      ->check(CLI::Range(1L, 86400L).description(""))
+      ->type_name("SECONDS");
+  app.add_option("--retries", flags.fetch.retries, "retries for 408/429/5xx and dropped connections (default 5)")
+      ->check(CLI::Range(0, 20).description(""))
+      ->type_name("N");
   app.add_option_function<std::string>(
          "--ctx",
          [&flags](const std::string& text) {
@@ -92,11 +96,13 @@ void define_common_flags(CLI::App& app, CommonFlags& flags) {
          "context length for the KV cache, attention FLOPs and memory (default: the model's maximum)")
       ->type_name("TOKENS");
   app.add_option("--batch", flags.batch, "sequences whose KV cache the memory total holds (default 1)")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20))
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20).description(""))
       ->type_name("N");
   app.add_option("--kv-dtype", flags.kv_dtype,
                  "KV-cache element type: auto, bf16, fp16, fp8, fp32 (auto: the declared KV scheme, else torch_dtype)");
-  app.add_option("--color", flags.color, "auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_option("--color", flags.color, "auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}).description(""))
+      ->type_name("WHEN");
   app.add_flag("-v,--verbose", flags.verbose, "log what is read to stderr");
 }
 

@@ -54,8 +54,8 @@ const Command kCommands[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{std::string("hfinspect: ") + kCommands[0].summary};
-  app.set_version_flag("--version", std::string("hfinspect ") + HFINSPECT_VERSION);
+  CLI::App app{std::string("hfinspect: ") + kCommands[0].summary, "hfinspect"};
+  app.set_version_flag("--version", std::string("hfinspect ") + HFINSPECT_VERSION + " (commit " + HFINSPECT_COMMIT + ")");
   Flags flags;
   hfi::cli::define_common_flags(app, flags.common);
   CLI::App* parsers[std::size(kCommands)];

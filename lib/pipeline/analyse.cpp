@@ -170,8 +170,15 @@ void count_parameters(const Snapshot& snap, uint32_t weight_bytes, Report& r) {
   const ArchModel* spec = r.spec ? &*r.spec : nullptr;
   r.params_source = snap.shards.empty() ? ParamsSource::None : ParamsSource::Safetensors;
   if (snap.shards.empty() && !snap.index) {
+    const bool pickles = std::any_of(r.other_weight_files.begin(), r.other_weight_files.end(), [](const std::string& f) {
+      return f.ends_with(".bin") || f.ends_with(".pt") || f.ends_with(".pth") || f.ends_with(".ckpt");
+    });
     r.notes.push_back(r.other_weight_files.empty()
                           ? "no safetensors weights found: parameter totals are from the config formula only"
+                      : pickles
+                          ? "the weights are only in " + first_and_others(r.other_weight_files) +
+                                ": pickled PyTorch files, which hfinspect never opens (loading a pickle runs code), so the parameter "
+                                "totals and the weights' size are the config formula's"
                           : "weights are only in " + first_and_others(r.other_weight_files) +
                                 ", whose headers hfinspect does not read: parameter totals are from the config formula only");
   }

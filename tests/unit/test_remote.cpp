@@ -409,6 +409,10 @@ TEST_CASE("repos without safetensors at the root", "[remote]") {
     CHECK(doc.find("params")->find("source")->as_string() == "formula");
     CHECK(total_params(r.out) == 8'030'261'248ull);  // Llama-3.1-8B's formula, from its config alone
     CHECK_THAT(r.out, Catch::Contains(repo == "test/bin-only" ? "pytorch_model.bin" : "model-Q4_K_M.gguf"));
+    if (repo == "test/bin-only") CHECK_THAT(r.out, Catch::Contains("pickled PyTorch files, which hfinspect never opens"));
+    // Never 0 B: the weights are the formula's 8,030,261,248 parameters at bfloat16.
+    CHECK(doc.find("memory")->find("weight_bytes")->as_uint() == 16'060'522'496ull);
+    CHECK(doc.find("memory")->find("weight_source")->as_string() == "estimate");
   }
   auto sub = run_cli("test/subfolder --json", hub_env(hub, fresh_dir("subfolder")));
   INFO(sub.err);
