@@ -70,7 +70,8 @@ std::string repo_folder_name(const std::string& repo_id) {
 Result<RepoRef> parse_repo_ref(const std::string& text) {
   std::string rest = text;
   RepoRef ref{"", "main"};
-  if (strip_hub_url(rest)) {
+  const bool from_url = strip_hub_url(rest);
+  if (from_url) {
     rest = rest.substr(0, rest.find_first_of("?#"));
     // org/name/tree/<rev>[/path], also blob/ and resolve/. A revision is one segment, percent-encoded
     // if it holds '/', except the special refs/pr/N and refs/convert/X that the Hub shows raw.
@@ -81,15 +82,20 @@ Result<RepoRef> parse_repo_ref(const std::string& text) {
       rest = m[1].str() + "@" + percent_decode(m[2].str());
   }
   if (auto at = rest.find('@'); at != std::string::npos) {
-    ref.revision = rest.substr(at + 1);
+    // As copied from a URL, "refs%2Fpr%2F3" is refs/pr/3: encoded again it would name no revision.
+    ref.revision = percent_decode(rest.substr(at + 1));
     rest = rest.substr(0, at);
     if (ref.revision.empty()) return Error{ErrorKind::Usage, text, "", "empty revision after '@'", {}};
   }
   while (!rest.empty() && rest.back() == '/') rest.pop_back();
   auto slash = rest.find('/');
-  if (slash == std::string::npos || rest.find('/', slash + 1) != std::string::npos ||
-      !valid_repo_part(rest.substr(0, slash)) || !valid_repo_part(rest.substr(slash + 1)))
-    return Error{ErrorKind::Usage, text, "", "is neither a directory nor a repository id of the form org/name", {}};
+  // A single name is one of the Hub's canonical ids from before organisations (gpt2,
+  // bert-base-uncased), which it still answers, redirecting to the organisation's copy. (In a URL a
+  // single name is as likely an organisation's page.)
+  const bool canonical = !from_url && slash == std::string::npos && valid_repo_part(rest) && rest.find('.') == std::string::npos;
+  if (!canonical && (slash == std::string::npos || rest.find('/', slash + 1) != std::string::npos ||
+                     !valid_repo_part(rest.substr(0, slash)) || !valid_repo_part(rest.substr(slash + 1))))
+    return Error{ErrorKind::Usage, text, "", "is neither a directory nor a repository id (org/name, or a canonical name such as gpt2)", {}};
   // The cache folder joins org and name with "--": a--b/c and a/b--c would share models--a--b--c.
   // huggingface_hub refuses such ids for that reason, and the Hub has none.
   if (rest.find("--") != std::string::npos || rest.find("..") != std::string::npos)

@@ -83,6 +83,18 @@ TEST_CASE("repository references: ids, revisions and Hub URLs") {
   CHECK(raw_pr->revision == "refs/pr/7");
   CHECK_FALSE(hfi::parse_repo_ref("https://huggingface.co/org"));
   CHECK_FALSE(hfi::parse_repo_ref("a/b/c"));
+  // Copied from a URL: decoded once, not encoded twice.
+  auto encoded = hfi::parse_repo_ref("org/m@refs%2Fpr%2F3");
+  REQUIRE(encoded);
+  CHECK(encoded->revision == "refs/pr/3");
+  // The Hub's canonical ids from before organisations.
+  auto canonical = hfi::parse_repo_ref("bert-base-uncased");
+  REQUIRE(canonical);
+  CHECK(canonical->repo_id == "bert-base-uncased");
+  auto canonical_at = hfi::parse_repo_ref("gpt2@main");
+  REQUIRE(canonical_at);
+  CHECK(canonical_at->repo_id == "gpt2");
+  CHECK_FALSE(hfi::parse_repo_ref("model.safetensors"));  // a file name, not an id
 }
 
 TEST_CASE("repository references: ids whose cache folders would collide are refused") {
