@@ -24,12 +24,15 @@ inline std::string slurp(const std::filesystem::path& p) {
   return ss.str();
 }
 
-// `env` is a prefix of NAME=value words placed before the binary.
+// `env` is a prefix of NAME=value words (or an `env -i ...` command) placed before the binary.
 inline CliRun run_cli(const std::string& args, const std::string& env = "") {
   namespace fs = std::filesystem;
   fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "cli";
   fs::create_directories(dir);
-  std::string cmd = env + " " + std::string(HFINSPECT_BINARY) + " " + args + " >" + (dir / "out").string() + " 2>" +
+  // No test reaches past loopback: unless `env` names an endpoint (the test hub's), the Hub is a
+  // port that refuses at once.
+  std::string cmd = "HF_ENDPOINT=http://127.0.0.1:9 " + env + " " + std::string(HFINSPECT_BINARY) + " " + args + " >" +
+                    (dir / "out").string() + " 2>" +
                     (dir / "err").string() + " </dev/null";
   int status = std::system(cmd.c_str());
   CliRun r;

@@ -73,7 +73,8 @@ TEST_CASE("hostile shard names in the index end with exit code 5") {
 TEST_CASE("usage and not-found exit codes") {
   CHECK(run("").code == 2);
   CHECK(run("--ctx 0 x/y").code == 2);
-  CHECK(run("not-a-repo-id").code == 2);
+  CHECK(run("not/a/repo-id").code == 2);
+  CHECK(run("not-a-file.json").code == 2);  // a name with a dot is no canonical id
   auto missing = run("nobody/nothing --offline", "HF_HUB_CACHE=" + (fs::path(HFINSPECT_TEST_WORK_DIR) / "empty-cache").string());
   CHECK(missing.code == 3);
   CHECK_THAT(missing.err, Catch::Contains("nobody/nothing") && Catch::Contains("not in the cache"));
