@@ -8,7 +8,7 @@ namespace hfi::cli {
 namespace {
 
 Error bad(const char* flag, const std::string& value, const std::string& accepted) {
-  return Error{ErrorKind::Usage, flag, value, "is not accepted", accepted};
+  return Error{ErrorKind::Usage, flag, "", "'" + value + "' is not accepted", accepted};
 }
 
 Result<FitRequest> fit_request(const FitFlags& f) {
@@ -18,7 +18,7 @@ Result<FitRequest> fit_request(const FitFlags& f) {
     q.gpu_bytes = parse_byte_size(f.gpu_mem);
     if (!q.gpu_bytes || *q.gpu_bytes == 0) return bad("--gpu-mem", f.gpu_mem, "give a size such as 80GiB, 24GB or 93.5GB (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)");
   }
-  if (!f.gpu.empty() && q.gpu_bytes) return Error{ErrorKind::Usage, "--gpu", f.gpu, "and --gpu-mem both name the GPU", "give one of them"};
+  if (!f.gpu.empty() && q.gpu_bytes) return Error{ErrorKind::Usage, "--gpu", "", "and --gpu-mem both name the GPU", "give one of them"};
   q.gpus = f.gpus;
   q.tp = f.tp;
   q.pp = f.pp;

@@ -262,7 +262,8 @@ std::optional<Fraction> parse_fraction(const std::string& text) {
       dot = true;
       continue;
     }
-    if (c < '0' || c > '9' || f.denominator > 1'000'000'000) return std::nullopt;
+    // Ten digits are plenty for a share of a GPU, and keep the products in 64 bits.
+    if (c < '0' || c > '9' || f.denominator > 1'000'000'000 || f.numerator > 1'000'000'000) return std::nullopt;
     digits = true;
     f.numerator = f.numerator * 10 + static_cast<uint64_t>(c - '0');
     if (dot) f.denominator *= 10;

@@ -69,7 +69,7 @@ Result<FitAnswer> fit_report(const Report& r, const FitRequest& q) {
   if (!q.gpu.empty()) {
     const GpuPreset* preset = find_gpu_preset(q.gpu);
     if (!preset)
-      return Error{ErrorKind::Usage, "--gpu", q.gpu, "is not a GPU hfinspect knows", "use one of " + gpu_preset_names() + ", or --gpu-mem"};
+      return Error{ErrorKind::Usage, "--gpu", "", "'" + q.gpu + "' is not a GPU hfinspect knows", "use one of " + gpu_preset_names() + ", or --gpu-mem"};
     gpu_bytes = preset->bytes;
     answer.gpu_label = std::string(preset->label);
     answer.gpu_source = std::string(preset->source);
@@ -82,8 +82,8 @@ Result<FitAnswer> fit_report(const Report& r, const FitRequest& q) {
   uint32_t tp = q.tp;
   if (q.gpus) {
     if (tp && uint64_t{tp} * pp != q.gpus)
-      return Error{ErrorKind::Usage, "--gpus", std::to_string(q.gpus), "differs from --tp × --pp (" + std::to_string(uint64_t{tp} * pp) + ")", ""};
-    if (q.gpus % pp != 0) return Error{ErrorKind::Usage, "--gpus", std::to_string(q.gpus), "is not a multiple of --pp", ""};
+      return Error{ErrorKind::Usage, "--gpus", "", std::to_string(q.gpus) + " differs from --tp × --pp (" + std::to_string(uint64_t{tp} * pp) + ")", ""};
+    if (q.gpus % pp != 0) return Error{ErrorKind::Usage, "--gpus", "", std::to_string(q.gpus) + " is not a multiple of --pp " + std::to_string(pp), ""};
     tp = q.gpus / pp;
   }
   auto reserve_for = [&](uint32_t t) {

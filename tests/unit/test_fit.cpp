@@ -63,6 +63,7 @@ TEST_CASE("fit: sizes and token counts as people type them") {
   CHECK(hfi::parse_fraction("0.90")->denominator == 100);
   CHECK_FALSE(hfi::parse_fraction("1.5"));
   CHECK_FALSE(hfi::parse_fraction("0"));
+  CHECK_FALSE(hfi::parse_fraction("18446744073709551617"));  // would wrap to 1 in 64 bits
 }
 
 TEST_CASE("fit: Llama-3.1-8B on one 80 GiB GPU, the issue's example") {
