@@ -24,7 +24,7 @@ Result<std::set<FindingKind>> parse_kinds(const std::string& list) {
     auto kind = parse_finding_kind(name);
     if (!kind)
       return Error{ErrorKind::Usage, "--fail-on", name, "is not a kind of finding",
-                   "use unknown-fields, unexplained, missing, shape-mismatch, index-mismatch, quant, no-weights or no-spec"};
+                   "use unknown-fields, unexplained, missing, shape-mismatch, index-mismatch, quant, no-weights, no-spec or adapter"};
     kinds.insert(*kind);
   }
   return kinds;
@@ -44,7 +44,7 @@ Result<Baseline> read_baseline(const std::string& path) {
 void define_check(CLI::App& command, CheckFlags& flags) {
   command.add_option("targets", flags.targets, "directories or org/name[@revision]")->required();
   command.add_option("--fail-on", flags.fail_on,
-                     "comma-separated: unknown-fields, unexplained, missing, shape-mismatch, index-mismatch, quant, no-weights, no-spec (default: all)");
+                     "comma-separated: unknown-fields, unexplained, missing, shape-mismatch, index-mismatch, quant, no-weights, no-spec, adapter (default: all)");
   command.add_option("--baseline", flags.baseline, "accepted findings, as written by --write-baseline");
   command.add_option("--write-baseline", flags.write_baseline, "write every selected finding to this file and exit 0");
   command.add_option("--format", flags.format, "text, json or github (Actions annotations)")

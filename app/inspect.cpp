@@ -74,6 +74,8 @@ bool CommonFlags::use_color() const {
 
 void define_common_flags(CLI::App& app, CommonFlags& flags) {
   app.add_option("--revision", flags.fetch.revision, "branch, tag or commit (repository ids only)");
+  app.add_option("--base", flags.fetch.base, "a PEFT adapter's base model, a directory or org/name (default: the one adapter_config.json names)")
+      ->type_name("TARGET");
   app.add_flag("--offline", flags.fetch.offline, "read only the Hugging Face cache (also HF_HUB_OFFLINE=1)");
   app.add_option("--token", flags.fetch.token, "Hub access token (default: HF_TOKEN, then $HF_HOME/token)");
   app.add_option("--timeout", flags.fetch.timeout_s, "seconds a request may go without a connection, or below 512 bytes/s, before it is retried (default 10, HF_HUB_DOWNLOAD_TIMEOUT)")
@@ -126,6 +128,7 @@ Result<Report> inspect_target(const std::string& target, const FetchFlags& flags
   InspectOptions inspect_options;
   inspect_options.report = options;
   inspect_options.hub = hub_settings(flags);
+  inspect_options.base = flags.base;
   std::unique_ptr<http::Transport> transport;
   if (resolved->kind == TargetKind::Repository && !inspect_options.hub.offline) {
     auto made = make_transport(inspect_options.hub);

@@ -19,6 +19,7 @@ struct FetchFlags {
   long timeout_s = 0;    // --timeout; 0: the environment's or the default
   int retries = -1;      // --retries; -1: the default
   long deadline_s = 0;   // --deadline; 0: the default
+  std::string base;      // --base: a PEFT adapter's base model
 };
 
 // The flags every command shares.

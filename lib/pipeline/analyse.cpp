@@ -382,6 +382,20 @@ void find_unknown_fields(const ModelConfig* cfg, Report& r) {
       if (!is_default_like(value)) r.unknown_fields.push_back({key, value, "tokenizer_config.json"});
 }
 
+// A PEFT adapter: its pairs against the base's linear layers, when the base's config is at hand.
+void check_adapter(const AdapterConfig& adapter, const ReportOptions& options, Report& r) {
+  std::optional<ArchModel> base;
+  if (options.adapter_base) {
+    std::string borrowed;
+    if (auto built = build_spec(*options.adapter_base, borrowed); built && *built) base = std::move(built->value());
+    else r.notes.push_back("the base model's config has no spec hfinspect knows: the adapter's pairs are checked for their ranks only");
+  }
+  r.adapter = analyse_adapter(adapter, r.storage, base ? &*base : nullptr);
+  if (!options.adapter_base)
+    r.notes.push_back("a PEFT adapter" + (adapter.base_model.empty() ? std::string() : " of " + adapter.base_model) +
+                      ": without the base model's config (--base DIR or org/name) only its ranks are checked");
+}
+
 }  // namespace
 
 Result<Report> build_report(Snapshot snap, const ReportOptions& options) {
@@ -406,6 +420,7 @@ Result<Report> build_report(Snapshot snap, const ReportOptions& options) {
   audit_quantization(*declared, r);
   if (auto figures = compute_figures(snap, cfg, options, r); !figures) return figures.error();
   find_unknown_fields(cfg, r);
+  if (snap.adapter) check_adapter(*snap.adapter, options, r);
   return r;
 }
 

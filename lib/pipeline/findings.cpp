@@ -22,14 +22,22 @@ std::vector<Finding> collect_findings(const Report& r) {
                    u.file == "config.json"
                        ? "config field " + u.name + " = " + short_value(u.value) + " is not read by the " + spec_name(r) + " spec"
                        : u.file + " key " + u.name + " = " + short_value(u.value) + " is not one hfinspect knows"});
+  // An adapter is held to its base, not to a spec of its own: its pairs are its findings.
+  if (r.adapter) {
+    for (const auto& issue : r.adapter->issues)
+      out.push_back({FindingKind::Adapter, issue.kind + ":" + issue.module, "adapter " + issue.kind + ": " + issue.message});
+  }
   // Without a spec every tensor is "unexplained": one finding says why, not one per name pattern.
-  if (!r.spec && r.model_type.empty())
-    out.push_back({FindingKind::NoSpec, "config.json", "no config.json (or no model_type in it): the structure is not checked"});
-  else if (!r.spec)
-    out.push_back({FindingKind::NoSpec, r.model_type,
-                   "no architecture spec for model_type " + r.model_type +
-                       (r.text_model_type != r.model_type && !r.text_model_type.empty() ? " nor " + r.text_model_type : std::string()) +
-                       ": the totals come from the headers, the structure is not checked"});
+  // (An adapter has no spec of its own: it is held to its base instead.)
+  if (!r.spec && !r.adapter) {
+    if (r.model_type.empty())
+      out.push_back({FindingKind::NoSpec, "config.json", "no config.json (or no model_type in it): the structure is not checked"});
+    else
+      out.push_back({FindingKind::NoSpec, r.model_type,
+                     "no architecture spec for model_type " + r.model_type +
+                         (r.text_model_type != r.model_type && !r.text_model_type.empty() ? " nor " + r.text_model_type : std::string()) +
+                         ": the totals come from the headers, the structure is not checked"});
+  }
   auto unexplained = [&](const PatternGroup& g, const std::string& what) {
     out.push_back({FindingKind::Unexplained, g.pattern,
                    with_commas(g.tensors) + " tensor(s) " + g.pattern + what + " match nothing in the " + spec_name(r) + " spec"});

@@ -45,6 +45,20 @@ Result<Report> inspect(const Target& target, const InspectOptions& options, http
   }
   auto snapshot = load_target(target, options, transport);
   if (!snapshot) return snapshot.error();
+  if (snapshot->adapter) {
+    // The base's config, from --base or, for a repository, the id the adapter names.
+    std::string base = options.base;
+    if (base.empty() && target.kind == TargetKind::Repository && !snapshot->adapter->base_model.empty())
+      base = snapshot->adapter->base_model;
+    if (!base.empty()) {
+      auto base_target = resolve_target(base, "");
+      auto base_snapshot = base_target ? load_target(*base_target, options, transport) : Result<Snapshot>(base_target.error());
+      if (base_snapshot && base_snapshot->config) report.adapter_base = std::move(base_snapshot->config);
+      else
+        snapshot->notes.push_back("the base model " + base + " could not be read" +
+                                  (base_snapshot ? std::string(" (no config.json)") : ": " + base_snapshot.error().describe()));
+    }
+  }
   return build_report(std::move(*snapshot), report);
 }
 

@@ -28,6 +28,9 @@ struct InspectOptions {
   std::string revision;  // --revision: overrides one in the target (repositories only)
   HubSettings hub;       // the environment's and the flags' settings
   LoadOptions load;
+  // --base: the base model of a PEFT adapter (a directory or a repository id). Without it, a
+  // repository's adapter is checked against the base its adapter_config.json names.
+  std::string base;
 };
 
 // A directory is read in place; anything else must be a repository id (org/name[@revision], or

@@ -12,6 +12,7 @@ std::string_view finding_kind_name(FindingKind kind) {
     case FindingKind::Quant: return "quant";
     case FindingKind::NoWeights: return "no-weights";
     case FindingKind::NoSpec: return "no-spec";
+    case FindingKind::Adapter: return "adapter";
   }
   return "unknown";
 }
@@ -19,7 +20,7 @@ std::string_view finding_kind_name(FindingKind kind) {
 const std::vector<FindingKind>& all_finding_kinds() {
   static const std::vector<FindingKind> kinds = {FindingKind::UnknownField, FindingKind::Unexplained, FindingKind::Missing,
                                                  FindingKind::ShapeMismatch, FindingKind::IndexMismatch, FindingKind::Quant,
-                                                 FindingKind::NoWeights, FindingKind::NoSpec};
+                                                 FindingKind::NoWeights, FindingKind::NoSpec, FindingKind::Adapter};
   return kinds;
 }
 

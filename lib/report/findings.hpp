@@ -11,10 +11,10 @@
 
 namespace hfi {
 
-enum class FindingKind { UnknownField, Unexplained, Missing, ShapeMismatch, IndexMismatch, Quant, NoWeights, NoSpec };
+enum class FindingKind { UnknownField, Unexplained, Missing, ShapeMismatch, IndexMismatch, Quant, NoWeights, NoSpec, Adapter };
 
 // "unknown-fields", "unexplained", "missing", "shape-mismatch", "index-mismatch", "quant",
-// "no-weights", "no-spec".
+// "no-weights", "no-spec", "adapter".
 std::string_view finding_kind_name(FindingKind kind);
 std::optional<FindingKind> parse_finding_kind(std::string_view name);
 const std::vector<FindingKind>& all_finding_kinds();

@@ -278,6 +278,26 @@ Json quantization_json(const Report& r) {
 
 Json notes_json(const Report& r) { return strings(r.notes); }
 
+Json adapter_json(const Report& r) {
+  if (!r.adapter) return Json();
+  const AdapterSummary& a = *r.adapter;
+  std::vector<Json> issues;
+  for (const auto& i : a.issues) issues.push_back(Obj().add("kind", i.kind).add("module", i.module).add("message", i.message).done());
+  return Obj()
+      .add("base", empty_is_null(a.config.base_model))
+      .add("peft_type", empty_is_null(a.config.peft_type))
+      .add("r", a.config.r)
+      .add("alpha", Json::make_double(a.config.alpha))
+      .add("target_modules", a.config.target_regex.empty() ? strings(a.config.target_modules) : Json::make_string(a.config.target_regex))
+      .add("modules_to_save", strings(a.config.modules_to_save))
+      .add("params", a.params)
+      .add("lora_modules", a.lora_modules)
+      .add("saved_params", a.saved_params)
+      .add("base_checked", a.base_checked)
+      .add("issues", Json::make_array(std::move(issues)))
+      .done();
+}
+
 struct JsonSection {
   const char* key;
   Json (*render)(const Report&);
@@ -297,6 +317,7 @@ constexpr JsonSection kSections[] = {
     {"generation", generation_json},
     {"tokenizer", tokenizer_json},
     {"quantization", quantization_json},
+    {"adapter", adapter_json},
     {"notes", notes_json},
 };
 

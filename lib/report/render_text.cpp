@@ -43,6 +43,10 @@ void inferred_lines(std::string& out, const Style& st, const InferredStructure& 
 }
 
 void architecture_section(std::string& out, const Style& st, const Report& r) {
+  if (r.adapter && r.model_type.empty()) {  // an adapter folder: its base has the architecture
+    line(out, st, "Architecture", "a PEFT adapter" + (r.adapter->config.base_model.empty() ? std::string() : " of " + r.adapter->config.base_model));
+    return;
+  }
   std::string arch = r.model_type.empty() ? "unknown model_type" : r.model_type;
   if (r.text_model_type != r.model_type && !r.text_model_type.empty()) arch += " (language model: " + r.text_model_type + ")";
   if (!r.architectures.empty()) arch += " · " + r.architectures.front();
@@ -268,13 +272,28 @@ void notes_section(std::string& out, const Style& st, const Report& r) {
   for (const auto& n : r.notes) line(out, st, "Note", n);
 }
 
+void adapter_section(std::string& out, const Style& st, const Report& r) {
+  if (!r.adapter) return;
+  const AdapterSummary& a = *r.adapter;
+  const AdapterConfig& c = a.config;
+  std::string targets = c.target_regex;
+  for (const auto& t : c.target_modules) targets += (targets.empty() ? "" : ", ") + t;
+  line(out, st, "Adapter", (c.peft_type.empty() ? std::string("PEFT") : c.peft_type) + " r=" + std::to_string(c.r) + " alpha=" + Json::make_double(c.alpha).dump() +
+                               (targets.empty() ? "" : " on " + targets) + (c.base_model.empty() ? "" : " · base " + c.base_model));
+  line(out, st, "", with_commas(a.params) + " params in " + with_commas(a.lora_modules) + " LoRA pairs" +
+                        (a.saved_params ? " · " + with_commas(a.saved_params) + " in full copies of " + std::to_string(c.modules_to_save.size()) + " modules" : "") +
+                        (a.base_checked ? " · checked against the base's linear layers" : " · base not checked"));
+  for (size_t i = 0; i < a.issues.size() && i < 20; ++i) line(out, st, "", st.warn("adapter " + a.issues[i].kind + ": ") + a.issues[i].message);
+  if (a.issues.size() > 20) line(out, st, "", "… " + with_commas(a.issues.size() - 20) + " more (see --json)");
+}
+
 using TextSection = void (*)(std::string&, const Style&, const Report&);
 
 constexpr TextSection kSections[] = {
     title_section, architecture_section, gap,
     parameters_section, gap,
     runtime_section, quantization_section, gap,
-    reconcile_section, index_section, unknown_fields_section, gap,
+    adapter_section, reconcile_section, index_section, unknown_fields_section, gap,
     generation_section, tokenizer_section, notes_section,
 };
 

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/adapter.hpp"
 #include "analysis/infer.hpp"
 #include "analysis/metrics.hpp"
 #include "analysis/reconcile.hpp"
@@ -29,6 +30,8 @@ struct ReportOptions {
   uint64_t batch = 1;                // --batch: sequences whose KV cache the memory line holds
   // --kv-dtype; unset or "auto": the KV scheme a quantization config declares, else torch_dtype
   std::optional<std::string> kv_dtype;
+  // For a PEFT adapter: the base model's config (--base, or the repository its config names).
+  std::optional<ModelConfig> adapter_base;
 };
 
 struct UnknownField {
@@ -88,6 +91,7 @@ struct Report {
   std::optional<QuantSummary> quant;        // audit and figures, when anything is quantized or declared
   std::optional<GenerationConfig> generation;
   std::optional<TokenizerConfig> tokenizer;
+  std::optional<AdapterSummary> adapter;  // the target is a PEFT adapter
   std::vector<std::string> notes;
 };
 

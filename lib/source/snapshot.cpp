@@ -230,6 +230,10 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
   if (!tokenizer) return tokenizer.error();
   snap.tokenizer = std::move(tokenizer.value());
 
+  auto adapter = read_optional<AdapterConfig>(source, "adapter_config.json", kMaxConfigBytes, parse_adapter_config);
+  if (!adapter) return adapter.error();
+  snap.adapter = std::move(adapter.value());
+
   for (const char* sidecar : {"quantize_config.json", "hf_quant_config.json"}) {
     auto file = read_optional<JsonFile>(source, sidecar, kMaxConfigBytes, parse_json_file);
     if (!file) return file.error();

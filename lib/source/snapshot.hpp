@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "formats/adapter_config.hpp"
 #include "formats/model_config.hpp"
 #include "formats/safetensors_header.hpp"
 #include "formats/safetensors_index.hpp"
@@ -23,6 +24,7 @@ struct Snapshot {
   std::optional<ModelConfig> config;
   std::optional<GenerationConfig> generation;
   std::optional<TokenizerConfig> tokenizer;
+  std::optional<AdapterConfig> adapter;  // adapter_config.json: the folder is a PEFT adapter
   // The quantization side-cars present (quantize_config.json, hf_quant_config.json), in that
   // order, as JSON: what they declare is read by the analysis, with config.json's own block.
   std::vector<JsonFile> quant_sidecars;

@@ -1,11 +1,12 @@
 // libFuzzer target: config.json (then every spec that claims its model_type, and the report),
-// generation_config.json, tokenizer_config.json and the quantization declarations (config.json's
+// generation_config.json, tokenizer_config.json, adapter_config.json and the quantization declarations (config.json's
 // quantization_config, quantize_config.json, hf_quant_config.json) on the same bytes.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "arch/spec.hpp"
+#include "formats/adapter_config.hpp"
 #include "formats/model_config.hpp"
 #include "formats/side_configs.hpp"
 #include "quant/quant_config.hpp"
@@ -47,6 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   (void)hfi::parse_generation_config(text, "generation_config.json");
   (void)hfi::parse_tokenizer_config(text, "tokenizer_config.json");
+  (void)hfi::parse_adapter_config(text, "adapter_config.json");
   declarations(text);
   auto cfg = hfi::ModelConfig::parse(text, "config.json");
   if (!cfg || asks_for_too_much(cfg->root())) return 0;
