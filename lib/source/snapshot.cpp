@@ -168,12 +168,19 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
 void drop_repeated_entries(std::vector<FileEntry>& files, std::vector<std::string>& notes) {
   std::unordered_map<std::string, size_t> seen;
   std::vector<FileEntry> kept;
+  std::vector<std::string> repeated;
   kept.reserve(files.size());
   for (auto& f : files) {
     if (seen.emplace(f.path, kept.size()).second) kept.push_back(std::move(f));
-    else notes.push_back("the file listing names " + f.path + " more than once: it is read once");
+    else repeated.push_back(f.path);
   }
   files = std::move(kept);
+  if (repeated.empty()) return;
+  // One note, however many: a listing doubled whole would otherwise bury the report in them.
+  std::string names;
+  for (size_t i = 0; i < repeated.size() && i < 3; ++i) names += (i ? ", " : "") + repeated[i];
+  if (repeated.size() > 3) names += " and " + std::to_string(repeated.size() - 3) + " more";
+  notes.push_back("the file listing names " + std::to_string(repeated.size()) + " file(s) more than once (" + names + "): each is read once");
 }
 
 // Without an index nothing says which files make up the checkpoint: a second copy of a shard

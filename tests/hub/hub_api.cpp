@@ -132,6 +132,8 @@ void TestHub::Impl::serve_model_info(const http::Request&, http::Response& res, 
       if (!repo.config_json.empty()) w.key(key).raw(repo.config_json);
     } else if (key == "siblings") {
       w.key(key).begin_array();
+      const int copies = detail::current().duplicate_siblings ? 2 : 1;  // DuplicateSiblings fault
+      for (int copy = 0; copy < copies; ++copy)
       for (const auto& [path, f] : repo.files) {
         w.begin_object().key("rfilename").value(path);
         if (blobs) {

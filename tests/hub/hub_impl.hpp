@@ -37,6 +37,7 @@ struct RequestContext {
   std::chrono::milliseconds drip_interval{0};  // Drip fault: a byte of the body per interval
   bool long_redirect_body = false;  // LongRedirectBody fault
   bool alter_body = false;          // AlterBody fault
+  bool duplicate_siblings = false;  // DuplicateSiblings fault
   std::shared_ptr<std::atomic<uint64_t>> body_bytes;
 };
 

@@ -165,6 +165,7 @@ void TestHub::Impl::on_request(const std::string& origin, http::Request&& req, h
     if (fault && fault->kind == FaultKind::Drip) ctx.drip_interval = fault->delay.count() > 0 ? fault->delay : std::chrono::milliseconds(500);
     if (fault && fault->kind == FaultKind::LongRedirectBody) ctx.long_redirect_body = true;
     if (fault && fault->kind == FaultKind::AlterBody) ctx.alter_body = true;
+    if (fault && fault->kind == FaultKind::DuplicateSiblings) ctx.duplicate_siblings = true;
     if (fault && (fault->kind == FaultKind::Status || fault->kind == FaultKind::RedirectLoop)) {
       detail::current() = std::move(ctx);
       http::Response res;
@@ -371,6 +372,7 @@ const char* to_string(FaultKind kind) {
     case FaultKind::Drip: return "Drip";
     case FaultKind::LongRedirectBody: return "LongRedirectBody";
     case FaultKind::AlterBody: return "AlterBody";
+    case FaultKind::DuplicateSiblings: return "DuplicateSiblings";
   }
   return "?";
 }
@@ -380,7 +382,7 @@ FaultKind parse_fault_kind(const std::string& name) {
   for (char c : name)
     if (c != '_' && c != '-') squashed += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (FaultKind k : {FaultKind::Status, FaultKind::IgnoreRange, FaultKind::ResetMidBody, FaultKind::SlowFirstByte,
-                      FaultKind::Hang, FaultKind::RedirectLoop, FaultKind::Drip, FaultKind::LongRedirectBody, FaultKind::AlterBody}) {
+                      FaultKind::Hang, FaultKind::RedirectLoop, FaultKind::Drip, FaultKind::LongRedirectBody, FaultKind::AlterBody, FaultKind::DuplicateSiblings}) {
     std::string candidate;
     for (const char* p = to_string(k); *p; ++p) candidate += static_cast<char>(std::tolower(static_cast<unsigned char>(*p)));
     if (candidate == squashed) return k;

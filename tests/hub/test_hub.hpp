@@ -46,6 +46,7 @@ enum class FaultKind {
   Drip,           // send the head at once, then the body one byte every `delay` (500 ms if 0); HTTP/1.1 only
   LongRedirectBody,  // a 3xx answer (the Hub's redirect) carries a 1 MiB body
   AlterBody,      // a 200 or 206 body has its first space turned into a tab; headers (the ETag) unchanged
+  DuplicateSiblings,  // the repository info lists every file twice
 };
 
 struct FaultRule {

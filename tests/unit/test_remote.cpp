@@ -296,6 +296,17 @@ TEST_CASE("bytes that do not hash to the ETag the server gave are used, said, an
   CHECK(altered == 1);
 }
 
+TEST_CASE("a repository info that lists every file twice counts each once, and says so", "[remote]") {
+  TestHub hub(fixture_hub());
+  hub.add_fault({FaultKind::DuplicateSiblings, "hub", "/api/models/", 200, -1, "", -1, {}});
+  auto r = run_cli("Qwen/Qwen3-30B-A3B --json", hub_env(hub, fresh_dir("duplicate-siblings")));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(total_params(r.out) == 30'532'122'624ull);  // not twice the published count
+  // Every file of the fixture is named twice: config.json, the index and 16 shards, 18 repeats.
+  CHECK_THAT(r.out, Catch::Contains("names 18 file(s) more than once"));
+}
+
 TEST_CASE("offline mode says what the cache lacks", "[remote]") {
   TestHub hub(fixture_hub());
   auto cache = fresh_dir("offline-empty");
