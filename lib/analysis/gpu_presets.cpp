@@ -1,7 +1,8 @@
 #include "analysis/gpu_presets.hpp"
 
+#include "core/text.hpp"
+
 #include <array>
-#include <cctype>
 
 namespace hfi {
 namespace {
@@ -26,21 +27,15 @@ constexpr std::array<GpuPreset, 14> kPresets{{
     {"mi325x", "MI325X", 262128 * kMiB, "PyTorch \"255.98 GiB\" (262,128 MiB), github.com/vllm-project/vllm/issues/41962"},
 }};
 
-std::string squashed(std::string_view s) {
-  std::string out;
-  for (char c : s)
-    if (c != '-' && c != '_' && c != ' ') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 }  // namespace
 
 std::span<const GpuPreset> gpu_presets() { return kPresets; }
 
 const GpuPreset* find_gpu_preset(std::string_view name) {
-  const std::string wanted = squashed(name);
+  const std::string wanted = squashed_name(name);
   for (const GpuPreset& p : kPresets)
-    if (squashed(p.name) == wanted || squashed(p.label) == wanted) return &p;
+    if (squashed_name(p.name) == wanted || squashed_name(p.label) == wanted) return &p;
   return nullptr;
 }
 

@@ -1,5 +1,7 @@
 #include "core/text.hpp"
 
+#include <cctype>
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -40,6 +42,13 @@ std::string printable(std::string_view text, bool keep_colour) {
       out += static_cast<char>(c);
     }
   }
+  return out;
+}
+
+std::string squashed_name(std::string_view name) {
+  std::string out;
+  for (char c : name)
+    if (c != '-' && c != '_' && c != ' ') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 

@@ -35,4 +35,8 @@ inline std::optional<uint64_t> parse_decimal(std::string_view s) {
 // `keep_colour`, the few SGR colour sequences hfinspect itself writes are left as they are.
 std::string printable(std::string_view text, bool keep_colour = false);
 
+// How names people type are compared: lowercase, without '-', '_' and spaces ("H100 80GB" and
+// "h100-80gb", "qwen3_moe" and "Qwen3Moe" meet).
+std::string squashed_name(std::string_view name);
+
 }  // namespace hfi

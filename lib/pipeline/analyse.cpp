@@ -5,7 +5,6 @@
 #include "pipeline/analyse.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <set>
 #include <string_view>
 
@@ -38,25 +37,11 @@ bool is_default_like(const Json& v) {
          (v.is_object() && v.members().empty());
 }
 
-uint32_t torch_dtype_bytes(const ModelConfig* cfg) {
-  if (!cfg) return 2;
-  auto name = cfg->string({"torch_dtype", "dtype"});
-  if (!name) return 2;
-  return kv_dtype_bytes(*name).value_or(2);
-}
 
 std::string join(std::initializer_list<std::string> parts, const std::string& sep) {
   std::string out;
   for (const auto& p : parts)
     if (!p.empty()) out += (out.empty() ? "" : sep) + p;
-  return out;
-}
-
-// Lowercase, without '_' and '-': "qwen3_moe" and "Qwen3Moe" meet as "qwen3moe".
-std::string squashed(std::string_view s) {
-  std::string out;
-  for (char c : s)
-    if (c != '_' && c != '-') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -69,7 +54,7 @@ const SpecEntry* spec_by_architecture(const ModelConfig& config, std::string& us
       if (base.ends_with(suffix)) {
         base.remove_suffix(suffix.size());
         for (const std::string& type : supported_model_types())
-          if (squashed(type) == squashed(base)) {
+          if (squashed_name(type) == squashed_name(base)) {
             used = cls;
             return find_spec(type);
           }
@@ -397,6 +382,13 @@ void check_adapter(const AdapterConfig& adapter, const ReportOptions& options, R
 }
 
 }  // namespace
+
+uint32_t torch_dtype_bytes(const ModelConfig* cfg) {
+  if (!cfg) return 2;
+  auto name = cfg->string({"torch_dtype", "dtype"});
+  if (!name) return 2;
+  return kv_dtype_bytes(*name).value_or(2);
+}
 
 Result<Report> build_report(Snapshot snap, const ReportOptions& options) {
   if (!snap.config && snap.shards.empty() && !snap.index)

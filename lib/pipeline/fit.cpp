@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/checked.hpp"
+#include "pipeline/analyse.hpp"
 #include "report/format.hpp"
 
 namespace hfi {
@@ -13,12 +14,6 @@ constexpr uint64_t kGiB = uint64_t{1} << 30;
 // sampler may see at once.
 constexpr uint64_t kPrefillChunkTokens = 8192;
 constexpr uint64_t kSampledSequences = 256;
-
-uint32_t bytes_of_dtype(const Report& r, std::initializer_list<std::string_view> keys, uint32_t fallback) {
-  if (!r.config) return fallback;
-  auto name = r.config->string(keys);
-  return name ? kv_dtype_bytes(*name).value_or(fallback) : fallback;
-}
 
 // The widest feed-forward activation one token makes: the gate and up projections' outputs.
 uint64_t widest_mlp_rows(const ArchModel& spec) {
@@ -43,7 +38,7 @@ Result<FitPlan> plan_on(const Report& r, const FitRequest& q, uint64_t gpu_bytes
   w.kv_bytes_per_element = r.kv.bytes_per_element;
   w.state = r.kv.state_dtypes;
   w.weight_format = q.weight_format;
-  FitModel model{*r.spec, r.storage, r.reconcile, bytes_of_dtype(r, {"torch_dtype", "dtype"}, 2), r.index_total_size};
+  FitModel model{*r.spec, r.storage, r.reconcile, torch_dtype_bytes(r.config ? &*r.config : nullptr), r.index_total_size};
   return plan_fit(model, d, w);
 }
 

@@ -12,7 +12,8 @@
 //                                                            one per shard: 163 for DeepSeek-V3),
 //                                                            each record with a checksum
 // What is read back is checked: a blob against the ETag it is named by, each header in the pack
-// against its checksum (header_pack.hpp: read record by record), files.json by parsing. Damage counts as a miss: fetched again online, named offline.
+// against its checksum (header_pack.hpp: read record by record), files.json by parsing. Damage
+// counts as a miss: fetched again online, named offline.
 // (Earlier versions kept one file per shard under hfinspect/<commit>/headers/<path>; those are
 // still read.) Every write goes to a temporary name first and is renamed into place, so readers never see a
 // half-written file.

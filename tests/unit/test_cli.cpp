@@ -297,6 +297,11 @@ TEST_CASE("configs whose sizes cannot be real end with exit 5 naming the field, 
   // FLOPs (2 x 32 heads x 2 x (2^32 - 1) x 2^22 x 32 layers, about 2^66) do not, and are refused.
   std::string wide = with("wide-heads", "\"num_key_value_heads\": 8", "\"num_key_value_heads\": 8, \"head_dim\": 4294967295");
   CHECK(run(wide + " --json").code == 0);
+  // The context the report defaults to is the config's own: a maximum of 2^62 positions makes
+  // the KV cache overflow, which is the config's fault (exit 5), not a usage error.
+  auto positions = run(with("positions", "\"max_position_embeddings\": 131072", "\"max_position_embeddings\": 4611686018427387904"));
+  CHECK(positions.code == 5);
+  CHECK_THAT(positions.err, Catch::Contains("max_position_embeddings"));
   auto ctx = run(wide + " --ctx 4194304");
   CHECK(ctx.code == 2);
   CHECK_THAT(ctx.err, Catch::Contains("--ctx") && Catch::Contains("overflows"));
