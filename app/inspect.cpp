@@ -65,6 +65,7 @@ ReportOptions CommonFlags::report_options() const {
   options.context = context;
   options.batch = batch;
   if (!kv_dtype.empty()) options.kv_dtype = kv_dtype;
+  options.gguf_variant = variant;
   return options;
 }
 
@@ -102,6 +103,8 @@ void define_common_flags(CLI::App& app, CommonFlags& flags) {
       ->type_name("N");
   app.add_option("--kv-dtype", flags.kv_dtype,
                  "KV-cache element type: auto, bf16, fp16, fp8, fp32 (auto: the declared KV scheme, else torch_dtype)");
+  app.add_option("--variant", flags.variant, "the GGUF variant to report on, by type (Q4_K_M) or file name (default: the only one)")
+      ->type_name("TYPE|FILE");
   app.add_option("--color", flags.color, "auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}).description(""))
       ->type_name("WHEN");

@@ -28,6 +28,7 @@ struct CommonFlags {
   std::optional<uint64_t> context;  // --ctx; unset: the model's maximum
   uint64_t batch = 1;               // --batch
   std::string kv_dtype;             // --kv-dtype
+  std::string variant;              // --variant: a GGUF variant
   std::string color = "auto";
   bool verbose = false;
   ReportOptions report_options() const;

@@ -8,6 +8,7 @@
 #include <set>
 #include <string_view>
 
+#include "analysis/gguf_model.hpp"
 #include "analysis/index_check.hpp"
 #include "core/checked.hpp"
 #include "formats/config_defaults.hpp"
@@ -87,6 +88,9 @@ void note_repeated_keys(const Snapshot& snap, Report& r) {
   if (snap.tokenizer) note("tokenizer_config.json", snap.tokenizer->repeated_keys);
 }
 
+// Whether tensors were read: safetensors headers, or a GGUF variant's tensor infos.
+bool tensors_read(const Report& r) { return r.params_source == ParamsSource::Safetensors || r.params_source == ParamsSource::Gguf; }
+
 // Copies what the files say as they are, and decodes the stored tensors.
 void read_files(const Snapshot& snap, Report& r) {
   r.commit = snap.commit;
@@ -102,6 +106,7 @@ void read_files(const Snapshot& snap, Report& r) {
   if (snap.index) r.index_total_size = snap.index->total_size;
   r.shard_count = snap.shards.size();
   for (const auto& s : snap.shards) r.tensor_count += s.header.tensors.size();
+  if (!snap.shards.empty()) r.params_source = ParamsSource::Safetensors;
 }
 
 // Once decoded and checked, the headers' tensor lists and the index have told all they hold: at
@@ -153,8 +158,8 @@ Status describe_architecture(const ModelConfig* cfg, const DeclaredQuantization&
 // config formula and the index say instead.
 void count_parameters(const Snapshot& snap, uint32_t weight_bytes, Report& r) {
   const ArchModel* spec = r.spec ? &*r.spec : nullptr;
-  r.params_source = snap.shards.empty() ? ParamsSource::None : ParamsSource::Safetensors;
-  if (snap.shards.empty() && !snap.index) {
+  const bool stored = tensors_read(r);
+  if (!stored && !snap.index) {
     const bool pickles = std::any_of(r.other_weight_files.begin(), r.other_weight_files.end(), [](const std::string& f) {
       return f.ends_with(".bin") || f.ends_with(".pt") || f.ends_with(".pth") || f.ends_with(".ckpt");
     });
@@ -168,10 +173,10 @@ void count_parameters(const Snapshot& snap, uint32_t weight_bytes, Report& r) {
                                 ", whose headers hfinspect does not read: parameter totals are from the config formula only");
   }
   r.reconcile = reconcile(spec, r.storage);  // also files AutoGPTQ's all-zero bias buffers as bookkeeping
-  if (!snap.shards.empty()) r.reconcile.source = ReconcileSource::Headers;
-  if (!spec && !snap.shards.empty()) r.inferred = infer_structure(r.storage);
+  if (stored) r.reconcile.source = ReconcileSource::Headers;
+  if (!spec && r.params_source == ParamsSource::Safetensors) r.inferred = infer_structure(r.storage);
   r.params = compute_params(spec, r.storage, r.reconcile);
-  if (!spec && snap.shards.empty() && r.index_total_size && weight_bytes > 0) {
+  if (!spec && !stored && r.index_total_size && weight_bytes > 0) {
     // Nothing to count and no formula: the index's total_size at torch_dtype, and said to be so.
     r.params.total = *r.index_total_size / weight_bytes;
     r.params.non_embedding = r.params.total;
@@ -181,7 +186,7 @@ void count_parameters(const Snapshot& snap, uint32_t weight_bytes, Report& r) {
   ParamBreakdown formula = formula_params(*spec);
   r.formula_total = formula.total;
   r.formula_active = formula.active;
-  if (!snap.shards.empty()) return;
+  if (stored) return;
   // No headers to count: the config formula is the best figure there is, and says so.
   r.params_source = ParamsSource::Formula;
   r.params = formula;
@@ -252,10 +257,10 @@ Result<uint32_t> resolve_kv_dtype(const ModelConfig* cfg, const ReportOptions& o
 
 // The weights' bytes: as the headers give them, else the index's total_size, else the config
 // formula's parameters at torch_dtype (an estimate, and said to be one).
-void weight_bytes(const Snapshot& snap, const ModelConfig* cfg, Report& r) {
+void weight_bytes(const ModelConfig* cfg, Report& r) {
   r.memory.weight_bytes = r.storage.stored_bytes;
   r.memory.weight_source = WeightSource::Headers;
-  if (!snap.shards.empty()) return;
+  if (tensors_read(r)) return;
   if (r.index_total_size) {
     r.memory.weight_bytes = *r.index_total_size;
     r.memory.weight_source = WeightSource::IndexTotalSize;
@@ -299,7 +304,7 @@ void infer_figures(const ModelConfig& cfg, uint64_t context, uint32_t kv_bytes, 
 }
 
 // FLOPs per token, the KV cache at the context asked for, and the memory both take.
-Status compute_figures(const Snapshot& snap, const ModelConfig* cfg, const ReportOptions& options, Report& r) {
+Status compute_figures(const ModelConfig* cfg, const ReportOptions& options, Report& r) {
   const ArchModel* spec = r.spec ? &*r.spec : nullptr;
   const uint64_t context = resolve_context(cfg, options, r);
   auto kv_bytes = resolve_kv_dtype(cfg, options, r);
@@ -321,7 +326,7 @@ Status compute_figures(const Snapshot& snap, const ModelConfig* cfg, const Repor
   if (!kv) return named(kv.error());
   r.kv = *kv;
   if (!spec && cfg) infer_figures(*cfg, context, *kv_bytes, r);
-  weight_bytes(snap, cfg, r);
+  weight_bytes(cfg, r);
   r.memory.batch = options.batch;
   auto per_sequence = checked_add(r.kv.bytes_at_context, r.kv.recurrent_state_bytes);
   auto kv_total = per_sequence ? checked_mul(*per_sequence, options.batch) : std::nullopt;
@@ -381,6 +386,67 @@ void check_adapter(const AdapterConfig& adapter, const ReportOptions& options, R
                       ": without the base model's config (--base DIR or org/name) only its ranks are checked");
 }
 
+
+GgufSummary summarize_variants(const std::vector<GgufVariant>& variants) {
+  GgufSummary g;
+  for (const auto& v : variants)
+    g.variants.push_back({v.first_file, v.projector ? "projector" : v.label, v.file_bytes, v.tensor_bytes, v.elements, v.bits_per_weight(),
+                          v.parts.size(), static_cast<size_t>(v.expected_parts), v.projector});
+  return g;
+}
+
+// The variant to report on: the one --variant names, else the repository's only model; nullptr
+// when there are several and none was named (the report is then the table alone).
+Result<const GgufVariant*> choose_variant(const std::vector<GgufVariant>& variants, const ReportOptions& options, Report& r) {
+  const GgufVariant* chosen = nullptr;
+  if (!options.gguf_variant.empty()) {
+    auto selected = select_gguf_variant(variants, options.gguf_variant);
+    if (!selected) return selected.error();
+    chosen = *selected;
+  } else {
+    const auto models = std::count_if(variants.begin(), variants.end(), [](const GgufVariant& v) { return !v.projector; });
+    if (models == 0)
+      return not_found(r.location, "holds only multimodal projectors (" + first_and_others([&] {
+                                     std::vector<std::string> files;
+                                     for (const auto& v : variants) files.push_back(v.first_file);
+                                     return files;
+                                   }()) + "), not the model they belong to",
+                       "give the repository that holds the language model's GGUF");
+    if (models > 1) {
+      r.notes.push_back(std::to_string(models) + " GGUF variants: the table alone; --variant TYPE or FILE gives the full report of one");
+      return chosen;
+    }
+    chosen = &*std::find_if(variants.begin(), variants.end(), [](const GgufVariant& v) { return !v.projector; });
+  }
+  if (!chosen->complete())
+    return not_found(chosen->first_file, "is one of a set of " + std::to_string(chosen->expected_parts) + " parts, of which " +
+                                             std::to_string(chosen->parts.size()) + " are present",
+                     "a download cut short? fetch the missing parts");
+  return chosen;
+}
+
+// The variant's header as the report shows it, and the config its keys make (config.json, when
+// beside it, is compared field by field).
+Result<ModelConfig> read_gguf_variant(const Snapshot& snap, const GgufVariant& v, Report& r) {
+  auto model = gguf_model(v);
+  if (!model) return model.error();
+  GgufSummary& g = *r.gguf;
+  g.selected = v.first_file;
+  g.architecture = model->architecture;
+  g.name = v.header().string("general.name").value_or("");
+  g.type = v.label;
+  g.version = v.header().version;
+  g.types = v.by_type;
+  g.bits_per_weight = v.bits_per_weight();
+  if (snap.config) g.config_mismatches = compare_with_config(model->config, *snap.config);
+  r.notes.insert(r.notes.end(), model->notes.begin(), model->notes.end());
+  r.notes.push_back("the KV cache is given at F16, llama.cpp's default cache type (--kv-dtype gives another)");
+  r.params_source = ParamsSource::Gguf;
+  r.shard_count = v.parts.size();
+  for (const GgufFile* f : v.parts) r.tensor_count += f->header.tensors.size();
+  return std::move(model->config);
+}
+
 }  // namespace
 
 uint32_t torch_dtype_bytes(const ModelConfig* cfg) {
@@ -391,10 +457,10 @@ uint32_t torch_dtype_bytes(const ModelConfig* cfg) {
 }
 
 Result<Report> build_report(Snapshot snap, const ReportOptions& options) {
-  if (!snap.config && snap.shards.empty() && !snap.index)
+  if (!snap.config && snap.shards.empty() && !snap.index && snap.gguf.empty())
     return not_found(snap.location,
                      snap.other_weight_files.empty()
-                         ? "holds neither config.json nor safetensors weights: there is nothing to inspect"
+                         ? "holds neither config.json nor safetensors or GGUF weights: there is nothing to inspect"
                          : "holds no config.json and no safetensors weights, only " + first_and_others(snap.other_weight_files) +
                                ", which hfinspect does not read",
                      "give the folder (or repository) that holds the model's config.json");
@@ -404,14 +470,30 @@ Result<Report> build_report(Snapshot snap, const ReportOptions& options) {
   read_files(snap, r);
   release_decoded(snap);
   std::optional<ModelConfig> config_read = snap.config;  // the copy the spec reads
+  std::vector<GgufVariant> variants;
+  const GgufVariant* variant = nullptr;
+  if (!snap.gguf.empty()) {
+    auto grouped = group_gguf_variants(snap.gguf);
+    if (!grouped) return grouped.error();
+    variants = std::move(grouped.value());
+    r.gguf = summarize_variants(variants);
+    auto chosen = choose_variant(variants, options, r);
+    if (!chosen) return chosen.error();
+    if (!*chosen) return r;
+    variant = *chosen;
+    auto gguf_config = read_gguf_variant(snap, *variant, r);
+    if (!gguf_config) return gguf_config.error();
+    config_read = std::move(gguf_config.value());
+  }
   const ModelConfig* cfg = config_read ? &*config_read : nullptr;
-  auto declared = declared_quantization(snap.config ? &*snap.config : nullptr, snap.quant_sidecars);
+  auto declared = declared_quantization(variant ? nullptr : cfg, snap.quant_sidecars);
   if (!declared) return declared.error();
   if (auto described = describe_architecture(cfg, *declared, r); !described) return described.error();
+  if (variant) r.storage = gguf_storage(*variant, r.spec ? &*r.spec : nullptr);
   count_parameters(snap, torch_dtype_bytes(cfg), r);
   audit_quantization(*declared, r);
-  if (auto figures = compute_figures(snap, cfg, options, r); !figures) return figures.error();
-  find_unknown_fields(cfg, r);
+  if (auto figures = compute_figures(cfg, options, r); !figures) return figures.error();
+  find_unknown_fields(variant ? nullptr : cfg, r);
   if (snap.adapter) check_adapter(*snap.adapter, options, r);
   return r;
 }

@@ -1,5 +1,7 @@
 // The --json renderer. Keys are a contract with scripts (docs/json-schema.md); add keys freely,
 // rename only with a schema_version bump. One function per top-level key, in output order.
+#include <cmath>
+
 #include "report/json_builder.hpp"
 #include "report/report.hpp"
 
@@ -298,6 +300,39 @@ Json adapter_json(const Report& r) {
       .done();
 }
 
+Json bits(double bpw) { return Json::make_double(std::round(bpw * 10000) / 10000); }
+
+Json gguf_json(const Report& r) {
+  if (!r.gguf) return Json();
+  const GgufSummary& g = *r.gguf;
+  std::vector<Json> variants, types;
+  for (const auto& v : g.variants)
+    variants.push_back(Obj()
+                           .add("file", v.file)
+                           .add("type", v.type)
+                           .add("bytes", v.bytes)
+                           .add("tensor_bytes", v.tensor_bytes)
+                           .add("bits_per_weight", bits(v.bits_per_weight))
+                           .add("params", v.params)
+                           .add("parts", static_cast<uint64_t>(v.parts))
+                           .add("expected_parts", static_cast<uint64_t>(v.expected_parts))
+                           .add("projector", v.projector)
+                           .done());
+  for (const auto& t : g.types)
+    types.push_back(Obj().add("type", std::string(t.type)).add("tensors", t.tensors).add("elements", t.elements).add("bytes", t.bytes).done());
+  Obj o;
+  o.add("variants", Json::make_array(std::move(variants))).add("selected", empty_is_null(g.selected));
+  if (!g.selected.empty())
+    o.add("architecture", g.architecture)
+        .add("name", empty_is_null(g.name))
+        .add("type", g.type)
+        .add("version", static_cast<uint64_t>(g.version))
+        .add("bits_per_weight", bits(g.bits_per_weight))
+        .add("types", Json::make_array(std::move(types)))
+        .add("config_mismatches", strings(g.config_mismatches));
+  return o.done();
+}
+
 struct JsonSection {
   const char* key;
   Json (*render)(const Report&);
@@ -318,6 +353,7 @@ constexpr JsonSection kSections[] = {
     {"tokenizer", tokenizer_json},
     {"quantization", quantization_json},
     {"adapter", adapter_json},
+    {"gguf", gguf_json},
     {"notes", notes_json},
 };
 

@@ -61,10 +61,43 @@ void architecture_section(std::string& out, const Style& st, const Report& r) {
   if (r.inferred) inferred_lines(out, st, *r.inferred);
 }
 
+std::string file_name(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+void gguf_section(std::string& out, const Style& st, const Report& r) {
+  if (!r.gguf || r.gguf->selected.empty()) return;
+  const GgufSummary& g = *r.gguf;
+  line(out, st, "GGUF", g.type + " · " + g.architecture + (g.name.empty() ? "" : " \"" + g.name + "\"") + " · version " +
+                            std::to_string(g.version) + " · " + bpw_text(g.bits_per_weight) + " bits per weight");
+  std::string types;
+  for (const auto& t : g.types)
+    types += (types.empty() ? "" : ", ") + std::string(t.type) + " " + std::to_string(t.tensors) + (t.tensors == 1 ? " tensor " : " tensors ") +
+             short_bytes(t.bytes);
+  line(out, st, "", "by type: " + types);
+  for (const auto& m : g.config_mismatches) line(out, st, "", st.warn("config.json disagrees: ") + m);
+}
+
+void gguf_variants_section(std::string& out, const Style& st, const Report& r) {
+  if (!r.gguf || (r.gguf->variants.size() < 2 && !r.gguf->selected.empty())) return;
+  if (!r.gguf->selected.empty()) out += "\n";
+  out += st.bold("GGUF variants") + "\n";
+  out += st.dim("  " + pad_right("type", 10) + pad_left("size", 11) + pad_left("bits/w", 8) + pad_left("params", 10) + "   file") + "\n";
+  for (const auto& v : r.gguf->variants) {
+    std::string file = file_name(v.file);
+    if (v.expected_parts > 1) file += " (" + std::to_string(v.parts) + " of " + std::to_string(v.expected_parts) + " parts)";
+    const bool chosen = v.file == r.gguf->selected;
+    out += (chosen ? "* " : "  ") + pad_right(v.type, 10) + pad_left(short_bytes(v.bytes), 11) + pad_left(bpw_text(v.bits_per_weight), 8) +
+           pad_left(short_count(v.params), 10) + "   " + file + "\n";
+  }
+}
+
 void stored_params_lines(std::string& out, const Style& st, const Report& r) {
   const ParamBreakdown& p = r.params;
+  const std::string files = r.params_source == ParamsSource::Gguf ? " GGUF file" : " shard header";
   line(out, st, "Parameters", st.bold(with_commas(p.total)) + " (" + short_count(p.total) + ") from " + std::to_string(r.shard_count) +
-                                  " shard header" + (r.shard_count == 1 ? "" : "s") + ", " + with_commas(r.tensor_count) + " tensors");
+                                  files + (r.shard_count == 1 ? "" : "s") + ", " + with_commas(r.tensor_count) + " tensors");
   std::string dtypes;
   for (const auto& [name, n] : p.by_dtype) dtypes += (dtypes.empty() ? "" : ", ") + name + " " + short_count(n);
   line(out, st, "", "by dtype: " + dtypes);
@@ -84,7 +117,7 @@ void stored_params_lines(std::string& out, const Style& st, const Report& r) {
 }
 
 void parameters_section(std::string& out, const Style& st, const Report& r) {
-  bool stored = r.params_source == ParamsSource::Safetensors;
+  bool stored = r.params_source == ParamsSource::Safetensors || r.params_source == ParamsSource::Gguf;
   if (stored) {
     stored_params_lines(out, st, r);
   } else if (r.params_source == ParamsSource::IndexTotalSize) {
@@ -207,7 +240,7 @@ void reconcile_section(std::string& out, const Style& st, const Report& r) {
                                    " tensors listed in the index, " + with_commas(r.index_reconcile->expected_tensors) + " expected by the " +
                                    r.family + " spec; " + with_commas(rc.missing.size()) + " missing, " +
                                    with_commas(rc.unexplained_tensors) + " unexplained");
-  if (r.params_source == ParamsSource::Safetensors)
+  if (r.params_source == ParamsSource::Safetensors || r.params_source == ParamsSource::Gguf)
     line(out, st, "Reconcile", status + ": " + with_commas(rc.matched_tensors) + " tensors matched the " + (r.family.empty() ? "(no)" : r.family) +
                                    " spec, " + with_commas(rc.unexplained_tensors) + " unexplained (" + with_commas(rc.unexplained_params) + " params)");
   for (const auto& name : rc.absent_by_design) line(out, st, "", st.dim(name + " not stored: tied to the input embedding"));
@@ -290,19 +323,25 @@ void adapter_section(std::string& out, const Style& st, const Report& r) {
 using TextSection = void (*)(std::string&, const Style&, const Report&);
 
 constexpr TextSection kSections[] = {
-    title_section, architecture_section, gap,
+    title_section, architecture_section, gguf_section, gap,
     parameters_section, gap,
     runtime_section, quantization_section, gap,
     adapter_section, reconcile_section, index_section, unknown_fields_section, gap,
-    generation_section, tokenizer_section, notes_section,
+    generation_section, tokenizer_section, notes_section, gguf_variants_section,
 };
+
+// A repository of several GGUF variants, none chosen: the table, and how to choose.
+constexpr TextSection kVariantsOnly[] = {title_section, gguf_variants_section, gap, notes_section};
 
 }  // namespace
 
 std::string render_text(const Report& r, bool color) {
   Style st{color};
   std::string out;
-  for (TextSection section : kSections) section(out, st, r);
+  if (r.gguf && r.gguf->selected.empty())
+    for (TextSection section : kVariantsOnly) section(out, st, r);
+  else
+    for (TextSection section : kSections) section(out, st, r);
   return printable(out, color);
 }
 

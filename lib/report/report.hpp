@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/adapter.hpp"
+#include "analysis/gguf_variants.hpp"
 #include "analysis/infer.hpp"
 #include "analysis/metrics.hpp"
 #include "analysis/reconcile.hpp"
@@ -30,6 +31,8 @@ struct ReportOptions {
   uint64_t batch = 1;                // --batch: sequences whose KV cache the memory line holds
   // --kv-dtype; unset or "auto": the KV scheme a quantization config declares, else torch_dtype
   std::optional<std::string> kv_dtype;
+  // --variant: the GGUF variant to report on (its type, e.g. Q4_K_M, or its file name)
+  std::string gguf_variant;
   // For a PEFT adapter: the base model's config (--base, or the repository its config names).
   std::optional<ModelConfig> adapter_base;
 };
@@ -43,18 +46,43 @@ struct UnknownField {
 };
 
 // Where the parameter totals come from.
-enum class ParamsSource { None, Safetensors, Formula, IndexTotalSize };
+enum class ParamsSource { None, Safetensors, Gguf, Formula, IndexTotalSize };
 
-// How reports name it: "none", "safetensors", "formula", "index_total_size".
+// How reports name it: "none", "safetensors", "gguf", "formula", "index_total_size".
 constexpr const char* params_source_name(ParamsSource source) {
   switch (source) {
     case ParamsSource::None: return "none";
     case ParamsSource::Safetensors: return "safetensors";
+    case ParamsSource::Gguf: return "gguf";
     case ParamsSource::Formula: return "formula";
     case ParamsSource::IndexTotalSize: return "index_total_size";
   }
   return "none";
 }
+
+// One row of a GGUF repository's variants table.
+struct GgufVariantRow {
+  std::string file;  // the file, or the first part of a split set
+  std::string type;  // "Q4_K_M"
+  uint64_t bytes = 0;         // the files' sizes
+  uint64_t tensor_bytes = 0;  // their tensors' bytes
+  uint64_t params = 0;        // elements over every tensor, as llama.cpp counts them
+  double bits_per_weight = 0;
+  size_t parts = 1, expected_parts = 1;
+  bool projector = false;
+};
+
+// What a GGUF repository adds to the report: its variants, and for the one reported on, what its
+// header says.
+struct GgufSummary {
+  std::vector<GgufVariantRow> variants;
+  std::string selected;  // the reported variant's first file; empty: the table alone
+  std::string architecture, name, type;  // general.architecture, general.name, the variant's type
+  uint32_t version = 0;
+  std::vector<GgufTypeCount> types;  // tensors, elements and bytes by ggml type
+  double bits_per_weight = 0;
+  std::vector<std::string> config_mismatches;  // against a config.json beside it
+};
 
 struct Report {
   int schema_version = kReportSchemaVersion;
@@ -92,6 +120,7 @@ struct Report {
   std::optional<GenerationConfig> generation;
   std::optional<TokenizerConfig> tokenizer;
   std::optional<AdapterSummary> adapter;  // the target is a PEFT adapter
+  std::optional<GgufSummary> gguf;        // the weights are GGUF files
   std::vector<std::string> notes;
 };
 

@@ -195,6 +195,10 @@ void HubSource::pack_header(const std::string& commit, const std::string& path, 
 
 void HubSource::keep_header(const std::string& path, std::string bytes) {
   if (!cache_ || bytes.size() < 8) return;
+  if (path.ends_with(".gguf")) {  // handed back up to the data section: the header alone
+    pack_header(info_.commit, path, bytes);
+    return;
+  }
   // Keep the 8-byte length and the header, not the tensor bytes a probe also brought.
   auto n = read_u64_le({reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()});
   if (!n || *n > kMaxSafetensorsHeader) return;

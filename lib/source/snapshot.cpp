@@ -6,6 +6,8 @@
 #include <span>
 #include <unordered_map>
 
+#include "source/gguf_headers.hpp"
+
 namespace hfi {
 namespace {
 
@@ -292,6 +294,17 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
     for (size_t i = 0; i < chunk.size(); ++i) snap.shards.push_back({chunk[i], std::move((*headers)[i])});
   }
   if (!snap.index) drop_copied_shards(snap.shards, snap.notes);
+  if (shard_paths.empty() && !snap.index) {
+    std::vector<std::string> gguf_paths;
+    for (const auto& f : *listing)
+      if (f.path.ends_with(".gguf")) gguf_paths.push_back(f.path);
+    if (!gguf_paths.empty()) {
+      auto headers = read_gguf_headers(source, gguf_paths, sizes);
+      if (!headers) return headers.error();
+      snap.gguf = std::move(headers.value());
+      std::erase_if(snap.other_weight_files, [](const std::string& f) { return f.ends_with(".gguf"); });
+    }
+  }
   return snap;
 }
 

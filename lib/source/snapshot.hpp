@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "formats/adapter_config.hpp"
+#include "formats/gguf_header.hpp"
 #include "formats/model_config.hpp"
 #include "formats/safetensors_header.hpp"
 #include "formats/safetensors_index.hpp"
@@ -31,6 +32,8 @@ struct Snapshot {
   std::optional<SafetensorsIndex> index;
   std::string index_path;
   std::vector<ShardHeader> shards;
+  // Without safetensors weights: every *.gguf file's header (split parts and projectors too).
+  std::vector<GgufFile> gguf;
   std::vector<std::string> other_weight_files;  // pytorch_model*.bin, *.gguf: present but not read
   std::vector<std::string> notes;               // things worth telling the user about the files
 };

@@ -151,7 +151,13 @@ std::map<std::string, VirtualFile> read_fixture_dir(const fs::path& dir) {
     std::string rel = fs::relative(entry.path(), dir).generic_string();
     std::string content = read_file(entry.path());
     VirtualFile vf;
-    if (ends_with(rel, header_suffix)) {
+    if (ends_with(rel, hfi::testing::kGgufDumpSuffix)) {
+      rel.resize(rel.size() - std::string(hfi::testing::kGgufDumpSuffix).size() + std::string(".gguf").size());
+      uint64_t data = 0;
+      vf.prefix = hfi::testing::gguf_prefix_from_dump(content, data);
+      vf.size = vf.prefix.size() + data;
+      vf.lfs = true;
+    } else if (ends_with(rel, header_suffix)) {
       rel.resize(rel.size() - std::string(".header.json").size());
       uint64_t data = hfi::testing::max_data_offset(content);
       vf.prefix = hfi::testing::padded_safetensors_prefix(std::move(content));

@@ -1,5 +1,7 @@
 #include "support/fixture_repo.hpp"
 
+#include "support/gguf_writer.hpp"
+
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -40,6 +42,10 @@ void write_sparse_safetensors(const fs::path& file, std::string header, uint64_t
   fs::resize_file(file, prefix.size() + data_bytes);  // extends with a hole: no disk blocks for the data
 }
 
+std::string gguf_prefix_from_dump(const std::string& dump, uint64_t& data_bytes) {
+  return gguf_from_loader_dump(dump).header(data_bytes);
+}
+
 size_t materialize_fixture(const fs::path& fixture, const fs::path& destination) {
   fs::create_directories(destination);
   size_t shards = 0;
@@ -47,7 +53,20 @@ size_t materialize_fixture(const fs::path& fixture, const fs::path& destination)
   for (const auto& entry : fs::directory_iterator(fixture)) {
     if (!entry.is_regular_file()) continue;
     std::string name = entry.path().filename().string();
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (name.ends_with(kGgufDumpSuffix)) {
+      std::ifstream in(entry.path(), std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      uint64_t data_bytes = 0;
+      const std::string prefix = gguf_prefix_from_dump(ss.str(), data_bytes);
+      const fs::path file = destination / name.substr(0, name.size() - std::string(".loader.txt").size());
+      std::ofstream out(file, std::ios::binary | std::ios::trunc);
+      out << prefix;
+      out.close();
+      if (!out) throw std::runtime_error("cannot write " + file.string());
+      fs::resize_file(file, prefix.size() + data_bytes);
+      ++shards;
+    } else if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
       std::ifstream in(entry.path(), std::ios::binary);
       std::stringstream ss;
       ss << in.rdbuf();

@@ -17,6 +17,12 @@ size_t materialize_fixture(const std::filesystem::path& fixture, const std::file
 // then the header JSON padded with spaces so that N is a multiple of 8. The data follows.
 std::string padded_safetensors_prefix(std::string header_json);
 
+// X.gguf.loader.txt holds the llama_model_loader dump of a published X.gguf; it becomes a sparse
+// X.gguf whose header the dump rebuilds (support/gguf_writer.hpp) and whose data is a hole.
+inline constexpr const char* kGgufDumpSuffix = ".gguf.loader.txt";
+// The header bytes of such a file (through the padding before the data), and its data's length.
+std::string gguf_prefix_from_dump(const std::string& dump, uint64_t& data_bytes);
+
 // Writes one safetensors file from header JSON text; data is a hole of `data_bytes`.
 void write_sparse_safetensors(const std::filesystem::path& file, std::string header_json, uint64_t data_bytes);
 
