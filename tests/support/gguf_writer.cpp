@@ -154,7 +154,7 @@ std::string GgufWriter::header(uint64_t& data_bytes) const {
 
 GgufWriter gguf_from_loader_dump(const std::string& dump) {
   static const std::regex version_re(R"(\(version GGUF V(\d))");
-  static const std::regex kv_re(R"(- kv\s+\d+:\s+(\S+)\s+(\S+)(?:\s+=\s?(.*))?$)");
+  static const std::regex kv_re(R"(- kv\s+\d+:\s+(\S+)\s+(\S+)(?:\s+=\s?(.*))?\s*$)");
   static const std::regex tensor_re(R"(- tensor\s+\d+:\s+(\S+)\s+(\S+)\s+\[([^\]]*)\])");
   static const std::regex meta_re(R"(llm_load_print_meta: (\S.*?)\s+= (.*)$)");
   std::smatch m;
