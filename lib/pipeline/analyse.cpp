@@ -140,7 +140,7 @@ Status describe_architecture(const ModelConfig* cfg, const DeclaredQuantization&
       r.notes.push_back("no spec for model_type '" + r.model_type + "': read with the " + r.family + " spec, which its architectures class " +
                         borrowed_from + " names (reconcile shows whether the layout agrees)");
     r.notes.insert(r.notes.end(), r.spec->notes.begin(), r.spec->notes.end());  // e.g. the vision tower
-  } else {
+  } else if (!r.gguf) {  // a GGUF's own note says which architecture has no mapping
     r.notes.push_back("no architecture spec for model_type '" + r.model_type + "'" +
                       (r.text_model_type != r.model_type ? " nor '" + r.text_model_type + "'" : std::string()) +
                       ": totals come from the headers alone, the structure is inferred from tensor names");

@@ -72,6 +72,20 @@ void reconcile_section(std::string& out, const Report& r) {
   for (const auto& g : rc.unexplained) out += "| `" + g.pattern + "` | " + with_commas(g.tensors) + " | " + with_commas(g.params) + " |\n";
 }
 
+// A GGUF repository's variants, the reported one marked.
+void gguf_section(std::string& out, const Report& r) {
+  if (!r.gguf) return;
+  out += "\n| GGUF variant | size | bits/weight | params | file |\n|---|---:|---:|---:|---|\n";
+  for (const auto& v : r.gguf->variants) {
+    char bpw[32];
+    std::snprintf(bpw, sizeof bpw, "%.3f", v.bits_per_weight);
+    const bool chosen = v.file == r.gguf->selected;
+    out += "| " + (chosen ? "**" + v.type + "**" : v.type) + " | " + short_bytes(v.bytes) + " | " + bpw + " | " + with_commas(v.params) + " | `" +
+           v.file + "` |\n";
+  }
+  for (const auto& m : r.gguf->config_mismatches) out += "- config.json disagrees: " + m + "\n";
+}
+
 void findings_section(std::string& out, const Report& r) {
   for (const auto& m : r.reconcile.missing) out += "- missing `" + m.name + "`\n";
   for (const auto& m : r.reconcile.shape_mismatches) out += "- shape mismatch `" + m.name + "`\n";
@@ -80,13 +94,21 @@ void findings_section(std::string& out, const Report& r) {
 
 using MarkdownSection = void (*)(std::string&, const Report&);
 
-constexpr MarkdownSection kSections[] = {title_section, figures_section, roles_section, reconcile_section, findings_section};
+constexpr MarkdownSection kSections[] = {title_section, figures_section, roles_section, reconcile_section, gguf_section, findings_section};
+// Several GGUF variants, none chosen: the table and the note that says how to choose.
+void notes_section(std::string& out, const Report& r) {
+  for (const auto& n : r.notes) out += "\n> " + n + "\n";
+}
+constexpr MarkdownSection kVariantsOnly[] = {title_section, gguf_section, notes_section};
 
 }  // namespace
 
 std::string render_markdown(const Report& r) {
   std::string out;
-  for (MarkdownSection section : kSections) section(out, r);
+  if (r.gguf && r.gguf->selected.empty())
+    for (MarkdownSection section : kVariantsOnly) section(out, r);
+  else
+    for (MarkdownSection section : kSections) section(out, r);
   return printable(out);
 }
 

@@ -47,7 +47,9 @@ void architecture_section(std::string& out, const Style& st, const Report& r) {
     line(out, st, "Architecture", "a PEFT adapter" + (r.adapter->config.base_model.empty() ? std::string() : " of " + r.adapter->config.base_model));
     return;
   }
-  std::string arch = r.model_type.empty() ? "unknown model_type" : r.model_type;
+  std::string arch = !r.model_type.empty() ? r.model_type
+                     : r.gguf            ? "GGUF architecture " + r.gguf->architecture + ", which no transformers family maps"
+                                         : "unknown model_type";
   if (r.text_model_type != r.model_type && !r.text_model_type.empty()) arch += " (language model: " + r.text_model_type + ")";
   if (!r.architectures.empty()) arch += " · " + r.architectures.front();
   line(out, st, "Architecture", arch);
