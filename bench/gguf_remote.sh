@@ -60,6 +60,16 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# The runs use copies: a rebuild of the tree while the script runs then changes nothing under it.
+build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt" 2>/dev/null)"
+hfi_label="$hfi_bin${build_type:+ ($build_type)}"
+cp "$hub_bin" "$work/hfinspect-testhub" || die "cannot copy $hub_bin"
+hub_bin="$work/hfinspect-testhub"
+if [ -z "$hfi_broken" ]; then
+  hfi_label="$hfi_label, built $(date -r "$hfi_bin" '+%Y-%m-%d %H:%M')"
+  if cp "$hfi_bin" "$work/hfinspect"; then hfi_bin="$work/hfinspect"; else hfi_broken="cannot copy $hfi_bin"; fi
+fi
+
 echo "== starting hfinspect-testhub (latency ${latency_ms} ms)" >&2
 "$hub_bin" --fixtures "$root/fixtures" --latency-ms "$latency_ms" --ready-file "$work/ready" \
   >"$work/hub.out" 2>"$work/hub.err" &
@@ -204,7 +214,7 @@ row_field() {  # row_field CASE TOOL FIELD# : a field of an ok row, else nothing
 load_after="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 echo
 echo "GGUF headers through the test hub, ${latency_ms} ms added to every response (hub and CDN), ${pause_ms} ms pause before each run"
-echo "hfinspect: $hfi_bin; peer: @huggingface/gguf $gguf_version gguf(url, { computeParametersCount: true }), node $(node --version)"
+echo "hfinspect: $hfi_label; peer: @huggingface/gguf $gguf_version gguf(url, { computeParametersCount: true }), node $(node --version)"
 for c in "${!cases[@]}"; do
   IFS='|' read -r repo variant <<<"${cases[$c]}"
   echo

@@ -382,3 +382,25 @@ TEST_CASE("a GGUF repository through the hub: one ranged read per file, then the
   CHECK(hub.requests().empty());
   CHECK(hfi::testing::total_params(offline.out) == 6'738'415'616ull);
 }
+
+TEST_CASE("a config.json beside a GGUF is compared with the GGUF's keys", "[gguf]") {
+  const auto dir = hfi::testing::fresh_work_dir("gguf/with-config");
+  for (const auto& e : fs::directory_iterator(hfi::testing::materialized("TheBloke/Mistral-7B-Instruct-v0.2-GGUF")))
+    fs::copy(e.path(), dir / e.path().filename());
+  // Mistral-7B-v0.1's published config: the same shapes, so nothing disagrees.
+  fs::copy(hfi::testing::fixtures_dir() / "mistralai/Mistral-7B-v0.1/config.json", dir / "config.json");
+  auto [snap, same] = hfi::testing::inspect_dir(dir);
+  REQUIRE(same.gguf);
+  CHECK(same.gguf->config_mismatches.empty());
+  CHECK(same.params.total == 7'241'732'096ull);
+  // The same config claiming 4 KV heads: the GGUF's 8 are what the tensors hold.
+  std::string text = hfi::testing::slurp(dir / "config.json");
+  const size_t at = text.find("\"num_key_value_heads\": 8");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 24, "\"num_key_value_heads\": 4");
+  std::ofstream(dir / "config.json", std::ios::trunc) << text;
+  auto [snap2, differs] = hfi::testing::inspect_dir(dir);
+  REQUIRE(differs.gguf->config_mismatches.size() == 1);
+  CHECK(differs.gguf->config_mismatches[0] == "num_key_value_heads: config.json says 4, the GGUF 8");
+  CHECK(differs.kv.bytes_per_token == 32ull * 8 * 128 * 2 * 2);
+}
