@@ -50,8 +50,12 @@ gguf_version="$(node -p 'require(process.argv[1]).version' "$peer/node_modules/@
 work="$(mktemp -d "${TMPDIR:-/tmp}/hfinspect-gguf-bench.XXXXXX")"
 hub_pid=""
 cleanup() {
+  trap '' INT TERM
   if [ -n "$hub_pid" ]; then
+    # The hub stops on SIGTERM, closing its idle connections within about 2 s; past 5 s, SIGKILL.
     kill -TERM "$hub_pid" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$hub_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$hub_pid" 2>/dev/null
     wait "$hub_pid" 2>/dev/null
   fi
   rm -rf "$work"
@@ -62,7 +66,8 @@ trap 'exit 143' TERM
 
 # The runs use copies: a rebuild of the tree while the script runs then changes nothing under it.
 build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt" 2>/dev/null)"
-hfi_label="$hfi_bin${build_type:+ ($build_type)}"
+hfi_label="$hfi_bin"
+[ -n "${HFINSPECT:-}" ] || hfi_label="$hfi_label${build_type:+ ($build_type)}"
 cp "$hub_bin" "$work/hfinspect-testhub" || die "cannot copy $hub_bin"
 hub_bin="$work/hfinspect-testhub"
 if [ -z "$hfi_broken" ]; then
@@ -134,7 +139,8 @@ run() {
     kb=$(tail -n1 "$work/rss")
     [ "${kb:-0}" -gt "$peak" ] && peak=$kb
   done
-  local counts; counts=($(log_summary))
+  local counts; counts=($(log_summary)) || true
+  [ "${#counts[@]}" -eq 6 ] || counts=(- - - - - -)
   if [ "$rc" -ne 0 ]; then
     rows+=("$c|$name|$files|${counts[0]}|${counts[1]}|${counts[2]}|${counts[3]}|${counts[5]}|-|-|-|-|-|FAILED (exit $rc): $(grep -v '^Command exited' "$work/err" | tail -n1 | cut -c1-100)")
     return
