@@ -5,6 +5,7 @@
 #include "pipeline/analyse.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -447,6 +448,59 @@ Result<ModelConfig> read_gguf_variant(const Snapshot& snap, const GgufVariant& v
   return std::move(model->config);
 }
 
+
+// A pipeline: each component's own report, and their sums. sentence-transformers keeps its
+// transformer at the root: the root's own files are that component.
+Result<Report> build_pipeline_report(Snapshot snap, const ReportOptions& options) {
+  Report r;
+  r.repo_id = options.repo_id;
+  r.revision = options.revision;
+  r.commit = snap.commit;
+  r.source_kind = snap.source_kind;
+  r.location = snap.location;
+  r.notes = snap.notes;
+  PipelineSummary p{snap.pipeline->kind, snap.pipeline->file, snap.pipeline->class_name, {}};
+  std::map<std::string, uint64_t> by_dtype;
+  std::vector<PipelineComponent> components = std::move(snap.components);
+  snap.components.clear();
+  snap.pipeline.reset();
+  snap.notes.clear();  // the root's notes are the pipeline's, said above
+  for (auto& component : components) {
+    ComponentReport c{component.ref, nullptr};
+    // The root's own files (sentence-transformers' transformer), or the component's folder.
+    Snapshot own = component.ref.path.empty() ? std::move(snap) : std::move(component.snapshot);
+    const bool model = own.config || !own.shards.empty() || own.index || !own.gguf.empty();
+    if (model) {
+      ReportOptions for_component = options;
+      for_component.repo_id = component.ref.name;
+      auto built = build_report(std::move(own), for_component);
+      if (!built) {
+        Error e = built.error();
+        e.message = "(component " + component.ref.name + ") " + e.message;
+        return e;
+      }
+      const Report& sub = *built;
+      r.params.total += sub.params.total;
+      r.params.active += sub.params.active;
+      r.memory.weight_bytes += sub.memory.weight_bytes;
+      r.storage.stored_bytes += sub.storage.stored_bytes;
+      r.storage.file_bytes += sub.storage.file_bytes;
+      r.shard_count += sub.shard_count;
+      r.tensor_count += sub.tensor_count;
+      for (const auto& [dtype, n] : sub.params.by_dtype) by_dtype[dtype] += n;
+      if (sub.params_source == ParamsSource::Safetensors) r.params_source = ParamsSource::Safetensors;
+      c.report = std::make_shared<const Report>(std::move(built.value()));
+    }
+    p.components.push_back(std::move(c));
+  }
+  r.params.by_dtype.assign(by_dtype.begin(), by_dtype.end());
+  r.params.non_embedding = r.params.total;
+  r.memory.total_bytes = r.memory.weight_bytes;
+  r.memory.weight_source = WeightSource::Headers;
+  r.pipeline = std::move(p);
+  return r;
+}
+
 }  // namespace
 
 uint32_t torch_dtype_bytes(const ModelConfig* cfg) {
@@ -457,6 +511,7 @@ uint32_t torch_dtype_bytes(const ModelConfig* cfg) {
 }
 
 Result<Report> build_report(Snapshot snap, const ReportOptions& options) {
+  if (snap.pipeline) return build_pipeline_report(std::move(snap), options);
   if (!snap.config && snap.shards.empty() && !snap.index && snap.gguf.empty())
     return not_found(snap.location,
                      snap.other_weight_files.empty()

@@ -333,6 +333,31 @@ Json gguf_json(const Report& r) {
   return o.done();
 }
 
+Json report_json(const Report& r);
+
+Json pipeline_json(const Report& r) {
+  if (!r.pipeline) return Json();
+  const PipelineSummary& p = *r.pipeline;
+  return Obj().add("kind", pipeline_kind_name(p.kind)).add("file", p.file).add("class", empty_is_null(p.class_name)).done();
+}
+
+Json components_json(const Report& r) {
+  if (!r.pipeline) return Json();
+  std::vector<Json> items;
+  for (const auto& c : r.pipeline->components) {
+    Obj o;
+    o.add("name", c.ref.name).add("library", empty_is_null(c.ref.library)).add("class", empty_is_null(c.ref.class_name)).add("path", c.ref.path);
+    if (c.report)
+      o.add("params", Obj().add("total", c.report->params.total).add("by_dtype", counts(c.report->params.by_dtype)).done())
+          .add("weight_bytes", c.report->memory.weight_bytes)
+          .add("report", report_json(*c.report));
+    else
+      o.add("params", Json()).add("weight_bytes", Json()).add("report", Json());
+    items.push_back(o.done());
+  }
+  return Json::make_array(std::move(items));
+}
+
 struct JsonSection {
   const char* key;
   Json (*render)(const Report&);
@@ -354,16 +379,20 @@ constexpr JsonSection kSections[] = {
     {"quantization", quantization_json},
     {"adapter", adapter_json},
     {"gguf", gguf_json},
+    {"pipeline", pipeline_json},
+    {"components", components_json},
     {"notes", notes_json},
 };
 
-}  // namespace
-
-std::string render_json(const Report& r) {
+Json report_json(const Report& r) {
   Obj root;
   root.add("schema_version", static_cast<uint64_t>(r.schema_version));
   for (const auto& section : kSections) root.add(section.key, section.render(r));
-  return root.done().dump_pretty(2);
+  return root.done();
 }
+
+}  // namespace
+
+std::string render_json(const Report& r) { return report_json(r).dump_pretty(2); }
 
 }  // namespace hfi

@@ -86,6 +86,17 @@ void gguf_section(std::string& out, const Report& r) {
   for (const auto& m : r.gguf->config_mismatches) out += "- config.json disagrees: " + m + "\n";
 }
 
+// A pipeline: one row per component, then their sum.
+void pipeline_section(std::string& out, const Report& r) {
+  const PipelineSummary& p = *r.pipeline;
+  out += "**Pipeline:** " + (p.class_name.empty() ? std::string() : "`" + p.class_name + "` · ") + pipeline_kind_name(p.kind) + " (`" + p.file + "`)\n\n";
+  out += "| component | class | params | weights |\n|---|---|---:|---:|\n";
+  for (const auto& c : p.components)
+    out += "| `" + c.ref.name + "` | " + (c.ref.class_name.empty() ? "(none)" : c.ref.class_name) + " | " +
+           (c.report ? with_commas(c.report->params.total) : "-") + " | " + (c.report ? short_bytes(c.report->memory.weight_bytes) : "-") + " |\n";
+  out += "| **total** | | **" + with_commas(r.params.total) + "** | **" + short_bytes(r.memory.weight_bytes) + "** |\n";
+}
+
 void findings_section(std::string& out, const Report& r) {
   for (const auto& m : r.reconcile.missing) out += "- missing `" + m.name + "`\n";
   for (const auto& m : r.reconcile.shape_mismatches) out += "- shape mismatch `" + m.name + "`\n";
@@ -100,12 +111,15 @@ void notes_section(std::string& out, const Report& r) {
   for (const auto& n : r.notes) out += "\n> " + n + "\n";
 }
 constexpr MarkdownSection kVariantsOnly[] = {title_section, gguf_section, notes_section};
+constexpr MarkdownSection kPipeline[] = {title_section, pipeline_section, notes_section};
 
 }  // namespace
 
 std::string render_markdown(const Report& r) {
   std::string out;
-  if (r.gguf && r.gguf->selected.empty())
+  if (r.pipeline)
+    for (MarkdownSection section : kPipeline) section(out, r);
+  else if (r.gguf && r.gguf->selected.empty())
     for (MarkdownSection section : kVariantsOnly) section(out, r);
   else
     for (MarkdownSection section : kSections) section(out, r);

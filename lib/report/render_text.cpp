@@ -322,6 +322,37 @@ void adapter_section(std::string& out, const Style& st, const Report& r) {
   if (a.issues.size() > 20) line(out, st, "", "… " + with_commas(a.issues.size() - 20) + " more (see --json)");
 }
 
+void render_body(std::string& out, const Style& st, const Report& r);
+
+// A pipeline: one row per component, the sum, then each component that holds a model in full.
+void pipeline_section(std::string& out, const Style& st, const Report& r) {
+  const PipelineSummary& p = *r.pipeline;
+  size_t models = 0;
+  for (const auto& c : p.components) models += c.report ? 1 : 0;
+  line(out, st, "Pipeline", (p.class_name.empty() ? std::string() : p.class_name + " · ") + pipeline_kind_name(p.kind) + " (" + p.file +
+                                ") · " + std::to_string(p.components.size()) + " components, " + std::to_string(models) + " holding a model");
+  out += st.dim("  " + pad_right("component", 16) + pad_right("class", 28) + pad_left("params", 10) + pad_left("weights", 12) + "  dtype") + "\n";
+  for (const auto& c : p.components) {
+    std::string row = "  " + pad_right(c.ref.name, 16) + pad_right(c.ref.class_name.empty() ? "(none)" : c.ref.class_name, 28);
+    if (c.report) {
+      std::string dtypes;
+      for (const auto& [name, n] : c.report->params.by_dtype) dtypes += (dtypes.empty() ? "" : ", ") + name;
+      row += pad_left(short_count(c.report->params.total), 10) + pad_left(short_bytes(c.report->memory.weight_bytes), 12) + "  " + dtypes;
+    } else {
+      row += st.dim(pad_left("-", 10) + pad_left("-", 12) + "  no weights");
+    }
+    out += row + "\n";
+  }
+  line(out, st, "Total", st.bold(with_commas(r.params.total)) + " params (" + short_count(r.params.total) + ") · weights " +
+                             short_bytes(r.memory.weight_bytes) + " in " + std::to_string(r.shard_count) + " files, " +
+                             with_commas(r.tensor_count) + " tensors");
+  for (const auto& c : p.components) {
+    if (!c.report) continue;
+    out += "\n" + st.bold("── " + c.ref.name + " · " + c.ref.class_name + " ──") + "\n";
+    render_body(out, st, *c.report);
+  }
+}
+
 using TextSection = void (*)(std::string&, const Style&, const Report&);
 
 constexpr TextSection kSections[] = {
@@ -334,13 +365,22 @@ constexpr TextSection kSections[] = {
 
 // A repository of several GGUF variants, none chosen: the table, and how to choose.
 constexpr TextSection kVariantsOnly[] = {title_section, gguf_variants_section, gap, notes_section};
+constexpr TextSection kPipeline[] = {title_section, pipeline_section, gap, notes_section};
+
+// Everything but the title: a pipeline component's report, under the pipeline's title.
+void render_body(std::string& out, const Style& st, const Report& r) {
+  for (TextSection section : kSections)
+    if (section != title_section) section(out, st, r);
+}
 
 }  // namespace
 
 std::string render_text(const Report& r, bool color) {
   Style st{color};
   std::string out;
-  if (r.gguf && r.gguf->selected.empty())
+  if (r.pipeline)
+    for (TextSection section : kPipeline) section(out, st, r);
+  else if (r.gguf && r.gguf->selected.empty())
     for (TextSection section : kVariantsOnly) section(out, st, r);
   else
     for (TextSection section : kSections) section(out, st, r);

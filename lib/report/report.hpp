@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "core/json.hpp"
 #include "analysis/quant_audit.hpp"
 #include "formats/model_config.hpp"
+#include "formats/pipeline_layout.hpp"
 #include "formats/side_configs.hpp"
 #include "source/source.hpp"
 
@@ -84,6 +86,22 @@ struct GgufSummary {
   std::vector<std::string> config_mismatches;  // against a config.json beside it
 };
 
+struct Report;
+
+// One component of a pipeline (diffusers' model_index.json, sentence-transformers' modules.json).
+struct ComponentReport {
+  PipelineComponentRef ref;
+  // Its own report, when its folder holds a model (a config or weights); null for a scheduler, a
+  // tokenizer, a pooling module, or a component switched off.
+  std::shared_ptr<const Report> report;
+};
+
+struct PipelineSummary {
+  PipelineKind kind = PipelineKind::Diffusers;
+  std::string file, class_name;
+  std::vector<ComponentReport> components;
+};
+
 struct Report {
   int schema_version = kReportSchemaVersion;
   // repo
@@ -121,6 +139,8 @@ struct Report {
   std::optional<TokenizerConfig> tokenizer;
   std::optional<AdapterSummary> adapter;  // the target is a PEFT adapter
   std::optional<GgufSummary> gguf;        // the weights are GGUF files
+  // A pipeline: its components, each with its report; the figures above are their sums.
+  std::optional<PipelineSummary> pipeline;
   std::vector<std::string> notes;
 };
 

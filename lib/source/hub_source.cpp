@@ -168,6 +168,44 @@ Result<std::optional<std::string>> HubSource::read_file(const std::string& path,
   return take_file(path, response);
 }
 
+void HubSource::prefetch(const std::vector<std::string>& files, const std::vector<RangeRequest>& header_reads) {
+  std::vector<http::Request> batch;
+  std::vector<std::string> paths;
+  std::vector<bool> is_header;
+  for (const auto& path : files) {
+    if (!listed(path) || prefetched_.count(path)) continue;
+    http::Request r;
+    r.url = file_url(path);
+    r.max_body = kMaxSmallFile;
+    batch.push_back(std::move(r));
+    paths.push_back(path);
+    is_header.push_back(false);
+  }
+  for (const auto& rr : header_reads) {
+    if (!listed(rr.path) || read_ahead_.count(rr.path)) continue;
+    http::Request r;
+    r.url = file_url(rr.path);
+    r.range_offset = rr.offset;
+    r.range_length = rr.length;
+    r.length_prefixed = rr.length_prefixed;
+    batch.push_back(std::move(r));
+    paths.push_back(rr.path);
+    is_header.push_back(true);
+  }
+  if (batch.empty()) return;
+  // What fails here is left out: the loader's own read asks again, and reports the failure.
+  transport_.run(std::move(batch), "component files", [&](size_t j, http::Response& r, http::Transport::FollowUps&) {
+    if (is_header[j]) {
+      if ((r.status == 200 || r.status == 206) && r.protocol_error.empty() && r.first_header("x-repo-commit") == info_.commit)
+        read_ahead_[paths[j]] = HeaderRead{info_.commit, std::move(r.body), std::nullopt, 0};
+      return;
+    }
+    if (r.status != 200 || r.too_large) return;
+    auto taken = take_file(paths[j], r);
+    if (taken) prefetched_[paths[j]] = std::move(taken.value());
+  });
+}
+
 std::optional<Result<SafetensorsIndex>> HubSource::take_parsed_index(const std::string& path) {
   if (!parsed_index_ || parsed_index_->path != path || parsed_index_->commit != info_.commit) return std::nullopt;
   auto it = prefetched_.find(path);

@@ -37,6 +37,8 @@ class HubSource final : public Source {
   std::vector<Result<std::string>> read_ranges(const std::vector<RangeRequest>& requests) override;
   std::optional<Result<SafetensorsIndex>> take_parsed_index(const std::string& path) override;
   std::optional<Result<SafetensorsHeader>> take_parsed_header(const std::string& path, uint64_t file_size) override;
+  // The files and header reads in one transport run; each is then served once from memory.
+  void prefetch(const std::vector<std::string>& files, const std::vector<RangeRequest>& header_reads) override;
   // Kept (up to the end of the header) for the cache's header pack, which save_headers() writes.
   void keep_header(const std::string& path, std::string bytes) override;
 

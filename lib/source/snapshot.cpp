@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "source/gguf_headers.hpp"
+#include "source/subdir_source.hpp"
 
 namespace hfi {
 namespace {
@@ -35,6 +36,26 @@ std::string choose_index(const std::vector<FileEntry>& files) {
   return best;
 }
 
+// diffusers saves a component's weights once per precision beside each other:
+// diffusion_pytorch_model.safetensors and diffusion_pytorch_model.fp16.safetensors. With the plain
+// file there, the variants ("X.<variant>.safetensors") are the same weights again.
+void drop_precision_variants(std::vector<std::string>& shards, std::vector<std::string>& notes) {
+  std::vector<std::string> variants;
+  std::erase_if(shards, [&](const std::string& p) {
+    const std::string stem = p.substr(0, p.size() - std::string(".safetensors").size());
+    const size_t dot = stem.rfind('.');
+    const size_t slash = stem.rfind('/');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return false;
+    const std::string plain = stem.substr(0, dot) + ".safetensors";
+    if (std::find(shards.begin(), shards.end(), plain) == shards.end()) return false;
+    variants.push_back(p);
+    return true;
+  });
+  if (!variants.empty())
+    notes.push_back("left out " + std::to_string(variants.size()) + " precision variant(s) of the weights (" + variants.front() +
+                    (variants.size() > 1 ? ", ..." : "") + "), which hold the same tensors as the plain file");
+}
+
 // Without an index: every root-level .safetensors file, or those of the shallowest folder that
 // has any. Mistral repos ship consolidated.safetensors beside the HF shards; prefer the shards.
 std::vector<std::string> choose_unindexed_shards(const std::vector<FileEntry>& files, std::vector<std::string>& notes) {
@@ -47,6 +68,7 @@ std::vector<std::string> choose_unindexed_shards(const std::vector<FileEntry>& f
     if (std::count(it->first.begin(), it->first.end(), '/') < std::count(chosen->first.begin(), chosen->first.end(), '/'))
       chosen = it;
   std::vector<std::string> shards = chosen->second;
+  drop_precision_variants(shards, notes);
   if (shards.size() > 1) {
     auto consolidated = std::remove_if(shards.begin(), shards.end(), [](const std::string& p) {
       return p.find("consolidated") != std::string::npos;
@@ -215,6 +237,57 @@ void drop_copied_shards(std::vector<ShardHeader>& shards, std::vector<std::strin
   shards = std::move(kept);
 }
 
+
+// model_index.json or modules.json, when the listing names one at the root.
+Result<std::optional<PipelineLayout>> read_pipeline_layout(Source& source, const std::vector<FileEntry>& files) {
+  auto named = [&](const char* path) { return std::any_of(files.begin(), files.end(), [&](const FileEntry& f) { return f.path == path; }); };
+  for (const char* file : {"model_index.json", "modules.json"}) {
+    if (!named(file)) continue;
+    auto bytes = source.read_file(file, kMaxConfigBytes);
+    if (!bytes) return bytes.error();
+    if (!*bytes) continue;
+    auto layout = std::string_view(file) == "model_index.json" ? parse_model_index(**bytes, file) : parse_modules_json(**bytes, file);
+    if (!layout) return layout.error();
+    return std::optional<PipelineLayout>(std::move(layout.value()));
+  }
+  return std::optional<PipelineLayout>{};
+}
+
+// Every component with a folder of its own, loaded as a snapshot of that folder. What they will
+// read is announced first, so that a network source fetches every component's configs and
+// headers in one round rather than one component after the other.
+Status load_components(Source& source, const std::vector<FileEntry>& files, const LoadOptions& options, Snapshot& snap) {
+  std::vector<std::string> metadata;
+  std::vector<RangeRequest> headers;
+  std::vector<const PipelineComponentRef*> with_files;
+  for (const auto& c : snap.pipeline->components) {
+    snap.components.push_back({c, {}});
+    if (c.path.empty() || c.class_name.empty()) continue;  // the root itself, or a component switched off (null)
+    const std::string folder = c.path + "/";
+    bool any = false;
+    for (const auto& f : files) {
+      if (!f.path.starts_with(folder)) continue;
+      any = true;
+      const std::string rest = f.path.substr(folder.size());
+      if (rest.find('/') != std::string::npos) continue;
+      if (rest.ends_with(".json")) metadata.push_back(f.path);
+      else if (rest.ends_with(".safetensors")) headers.push_back({f.path, 0, std::min(options.header_probe_bytes, f.size), true});
+    }
+    if (any) with_files.push_back(&c);
+  }
+  source.prefetch(metadata, headers);
+  for (auto& component : snap.components) {
+    if (std::find(with_files.begin(), with_files.end(), &snap.pipeline->components[static_cast<size_t>(&component - &snap.components[0])]) ==
+        with_files.end())
+      continue;
+    SubdirSource folder(source, component.ref.path);
+    auto loaded = load_snapshot(folder, options);
+    if (!loaded) return loaded.error();
+    component.snapshot = std::move(loaded.value());
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
@@ -247,6 +320,15 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
     auto file = read_optional<JsonFile>(source, sidecar, kMaxConfigBytes, parse_json_file);
     if (!file) return file.error();
     if (*file) snap.quant_sidecars.push_back(std::move(**file));
+  }
+
+  auto pipeline = read_pipeline_layout(source, *listing);
+  if (!pipeline) return pipeline.error();
+  snap.pipeline = std::move(pipeline.value());
+  if (snap.pipeline && snap.pipeline->kind == PipelineKind::Diffusers) {
+    // The root holds no model of its own: its weights are the components'.
+    if (auto loaded = load_components(source, *listing, options, snap); !loaded) return loaded.error();
+    return snap;
   }
 
   std::vector<std::string> shard_paths;
@@ -294,6 +376,8 @@ Result<Snapshot> load_snapshot(Source& source, const LoadOptions& options) {
     for (size_t i = 0; i < chunk.size(); ++i) snap.shards.push_back({chunk[i], std::move((*headers)[i])});
   }
   if (!snap.index) drop_copied_shards(snap.shards, snap.notes);
+  if (snap.pipeline)  // sentence-transformers: the transformer at the root, the other modules in folders
+    if (auto loaded = load_components(source, *listing, options, snap); !loaded) return loaded.error();
   if (shard_paths.empty() && !snap.index) {
     std::vector<std::string> gguf_paths;
     for (const auto& f : *listing)

@@ -10,6 +10,7 @@
 #include "core/json.hpp"
 #include "formats/adapter_config.hpp"
 #include "formats/gguf_header.hpp"
+#include "formats/pipeline_layout.hpp"
 #include "formats/model_config.hpp"
 #include "formats/safetensors_header.hpp"
 #include "formats/safetensors_index.hpp"
@@ -17,6 +18,8 @@
 #include "source/source.hpp"
 
 namespace hfi {
+
+struct PipelineComponent;
 
 struct Snapshot {
   SourceKind source_kind = SourceKind::Local;
@@ -36,6 +39,15 @@ struct Snapshot {
   std::vector<GgufFile> gguf;
   std::vector<std::string> other_weight_files;  // pytorch_model*.bin, *.gguf: present but not read
   std::vector<std::string> notes;               // things worth telling the user about the files
+  // model_index.json (diffusers) or modules.json (sentence-transformers): the repository is a
+  // pipeline, and each component with a folder of its own is loaded as a snapshot of that folder.
+  std::optional<PipelineLayout> pipeline;
+  std::vector<PipelineComponent> components;
+};
+
+struct PipelineComponent {
+  PipelineComponentRef ref;
+  Snapshot snapshot;  // its folder's files; for a module at the root ("" path), empty
 };
 
 struct LoadOptions {

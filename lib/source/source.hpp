@@ -67,6 +67,14 @@ class Source {
     return std::nullopt;
   }
 
+  // Says which files and shard-header reads the loader will ask for next, so that a network source
+  // can send them all in one round (a pipeline's components, each a folder of its own). A source
+  // that reads locally ignores it; the reads are then made as asked.
+  virtual void prefetch(const std::vector<std::string>& files, const std::vector<RangeRequest>& header_reads) {
+    (void)files;
+    (void)header_reads;
+  }
+
   // The bytes read from the start of a shard (its 8-byte length, its header, perhaps some tensor
   // bytes), handed back once parsed. A source that caches what it fetched keeps them, moved rather
   // than copied (a 163-shard MoE has 12 MB of headers); the others let them go.

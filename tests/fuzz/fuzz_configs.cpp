@@ -1,5 +1,5 @@
 // libFuzzer target: config.json (then every spec that claims its model_type, and the report),
-// generation_config.json, tokenizer_config.json, adapter_config.json and the quantization declarations (config.json's
+// generation_config.json, tokenizer_config.json, adapter_config.json, model_index.json, modules.json and the quantization declarations (config.json's
 // quantization_config, quantize_config.json, hf_quant_config.json) on the same bytes.
 #include <cstddef>
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include "arch/spec.hpp"
 #include "formats/adapter_config.hpp"
 #include "formats/model_config.hpp"
+#include "formats/pipeline_layout.hpp"
 #include "formats/side_configs.hpp"
 #include "quant/quant_config.hpp"
 #include "pipeline/analyse.hpp"
@@ -48,6 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   (void)hfi::parse_generation_config(text, "generation_config.json");
   (void)hfi::parse_tokenizer_config(text, "tokenizer_config.json");
+  (void)hfi::parse_model_index(text, "model_index.json");
+  (void)hfi::parse_modules_json(text, "modules.json");
   (void)hfi::parse_adapter_config(text, "adapter_config.json");
   declarations(text);
   auto cfg = hfi::ModelConfig::parse(text, "config.json");
