@@ -469,7 +469,8 @@ Result<Report> build_pipeline_report(Snapshot snap, const ReportOptions& options
     ComponentReport c{component.ref, nullptr};
     // The root's own files (sentence-transformers' transformer), or the component's folder.
     Snapshot own = component.ref.path.empty() ? std::move(snap) : std::move(component.snapshot);
-    const bool model = own.config || !own.shards.empty() || own.index || !own.gguf.empty();
+    // A model: weights, or a config that names a model_type (a pooling module's config names none).
+    const bool model = !own.shards.empty() || own.index || !own.gguf.empty() || (own.config && !own.config->model_type().empty());
     if (model) {
       ReportOptions for_component = options;
       for_component.repo_id = component.ref.name;

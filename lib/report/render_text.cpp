@@ -328,18 +328,18 @@ void render_body(std::string& out, const Style& st, const Report& r);
 void pipeline_section(std::string& out, const Style& st, const Report& r) {
   const PipelineSummary& p = *r.pipeline;
   size_t models = 0;
-  for (const auto& c : p.components) models += c.report ? 1 : 0;
+  for (const auto& c : p.components) models += c.report && c.report->params_source != ParamsSource::None ? 1 : 0;
   line(out, st, "Pipeline", (p.class_name.empty() ? std::string() : p.class_name + " · ") + pipeline_kind_name(p.kind) + " (" + p.file +
                                 ") · " + std::to_string(p.components.size()) + " components, " + std::to_string(models) + " holding a model");
-  out += st.dim("  " + pad_right("component", 16) + pad_right("class", 28) + pad_left("params", 10) + pad_left("weights", 12) + "  dtype") + "\n";
+  out += st.dim("  " + pad_right("component", 18) + pad_right("class", 28) + pad_left("params", 9) + pad_left("weights", 11) + "  dtype") + "\n";
   for (const auto& c : p.components) {
-    std::string row = "  " + pad_right(c.ref.name, 16) + pad_right(c.ref.class_name.empty() ? "(none)" : c.ref.class_name, 28);
-    if (c.report) {
+    std::string row = "  " + pad_right(c.ref.name, 18) + pad_right(c.ref.class_name.empty() ? "(none)" : c.ref.class_name, 28);
+    if (c.report && c.report->params_source != ParamsSource::None) {
       std::string dtypes;
       for (const auto& [name, n] : c.report->params.by_dtype) dtypes += (dtypes.empty() ? "" : ", ") + name;
-      row += pad_left(short_count(c.report->params.total), 10) + pad_left(short_bytes(c.report->memory.weight_bytes), 12) + "  " + dtypes;
+      row += pad_left(short_count(c.report->params.total), 9) + pad_left(short_bytes(c.report->memory.weight_bytes), 11) + "  " + dtypes;
     } else {
-      row += st.dim(pad_left("-", 10) + pad_left("-", 12) + "  no weights");
+      row += st.dim(pad_left("-", 9) + pad_left("-", 11) + "  no weights");
     }
     out += row + "\n";
   }
@@ -347,7 +347,7 @@ void pipeline_section(std::string& out, const Style& st, const Report& r) {
                              short_bytes(r.memory.weight_bytes) + " in " + std::to_string(r.shard_count) + " files, " +
                              with_commas(r.tensor_count) + " tensors");
   for (const auto& c : p.components) {
-    if (!c.report) continue;
+    if (!c.report || (c.report->params_source == ParamsSource::None && !c.report->spec)) continue;  // nothing more to say
     out += "\n" + st.bold("── " + c.ref.name + " · " + c.ref.class_name + " ──") + "\n";
     render_body(out, st, *c.report);
   }

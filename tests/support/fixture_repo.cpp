@@ -50,8 +50,12 @@ size_t materialize_fixture(const fs::path& fixture, const fs::path& destination)
   fs::create_directories(destination);
   size_t shards = 0;
   const std::string suffix = ".header.json";
-  for (const auto& entry : fs::directory_iterator(fixture)) {
+  // Subfolders too: a pipeline keeps each component in one (unet/, 2_Dense/).
+  for (const auto& entry : fs::recursive_directory_iterator(fixture)) {
     if (!entry.is_regular_file()) continue;
+    const fs::path rel = fs::relative(entry.path(), fixture);
+    const fs::path dir = destination / rel.parent_path();
+    fs::create_directories(dir);
     std::string name = entry.path().filename().string();
     if (name.ends_with(kGgufDumpSuffix)) {
       std::ifstream in(entry.path(), std::ios::binary);
@@ -59,7 +63,7 @@ size_t materialize_fixture(const fs::path& fixture, const fs::path& destination)
       ss << in.rdbuf();
       uint64_t data_bytes = 0;
       const std::string prefix = gguf_prefix_from_dump(ss.str(), data_bytes);
-      const fs::path file = destination / name.substr(0, name.size() - std::string(".loader.txt").size());
+      const fs::path file = dir / name.substr(0, name.size() - std::string(".loader.txt").size());
       std::ofstream out(file, std::ios::binary | std::ios::trunc);
       out << prefix;
       out.close();
@@ -71,10 +75,10 @@ size_t materialize_fixture(const fs::path& fixture, const fs::path& destination)
       std::stringstream ss;
       ss << in.rdbuf();
       std::string header = ss.str();
-      write_sparse_safetensors(destination / name.substr(0, name.size() - suffix.size()), header, max_data_offset(header));
+      write_sparse_safetensors(dir / name.substr(0, name.size() - suffix.size()), header, max_data_offset(header));
       ++shards;
     } else {
-      fs::copy_file(entry.path(), destination / name, fs::copy_options::overwrite_existing);
+      fs::copy_file(entry.path(), dir / name, fs::copy_options::overwrite_existing);
     }
   }
   return shards;

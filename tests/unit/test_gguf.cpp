@@ -404,3 +404,13 @@ TEST_CASE("a config.json beside a GGUF is compared with the GGUF's keys", "[gguf
   CHECK(differs.gguf->config_mismatches[0] == "num_key_value_heads: config.json says 4, the GGUF 8");
   CHECK(differs.kv.bytes_per_token == 32ull * 8 * 128 * 2 * 2);
 }
+
+TEST_CASE("a GGUF on the hub whose header is not one exits 5 naming the field", "[gguf][remote]") {
+  hfi::testhub::TestHub hub(hfi::testing::fixture_hub());
+  // "GGUF", then zeros where the version should be: a 4.9 GB file with nothing behind the magic.
+  hub.add_repo("test/gguf-zeros", {{"model-Q4_K_M.gguf", {"GGUF", 4'920'734'016ull, true}}});
+  auto r = hfi::testing::run_cli("test/gguf-zeros", hfi::testing::hub_env(hub, hfi::testing::fresh_work_dir("gguf/zeros")));
+  CHECK(r.code == 5);
+  CHECK(r.err.find("model-Q4_K_M.gguf") != std::string::npos);
+  CHECK(r.err.find("'version'") != std::string::npos);
+}

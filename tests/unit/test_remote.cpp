@@ -37,11 +37,24 @@ namespace {
 
 fs::path fresh_dir(const std::string& name) { return hfi::testing::fresh_work_dir("remote/" + name); }
 
-// The report minus its "repo" block, which names the source and so differs by design.
+// The report minus its "repo" block, which names the source and so differs by design (a
+// pipeline's components each have one too).
 hfi::Json without_repo(const hfi::Json& doc) {
   std::vector<hfi::Json::Member> kept;
-  for (const auto& m : doc.members())
-    if (m.first != "repo") kept.push_back(m);
+  for (const auto& m : doc.members()) {
+    if (m.first == "repo") continue;
+    if (m.first == "components" && m.second.is_array()) {
+      std::vector<hfi::Json> components;
+      for (const auto& c : m.second.items()) {
+        std::vector<hfi::Json::Member> fields;
+        for (const auto& f : c.members()) fields.push_back({f.first, f.first == "report" && f.second.is_object() ? without_repo(f.second) : f.second});
+        components.push_back(hfi::Json::make_object(std::move(fields)));
+      }
+      kept.push_back({m.first, hfi::Json::make_array(std::move(components))});
+      continue;
+    }
+    kept.push_back(m);
+  }
   return hfi::Json::make_object(std::move(kept));
 }
 
@@ -409,19 +422,17 @@ TEST_CASE("repos without safetensors at the root", "[remote]") {
   TestHub hub(fixture_hub());
   hub.add_repo("test/bin-only", {{"config.json", regular(llama_config())},
                                  {"pytorch_model.bin", {"PK", 16'060'522'151ull, true}}});
-  hub.add_repo("test/gguf-only", {{"config.json", regular(llama_config())},
-                                  {"model-Q4_K_M.gguf", {"GGUF", 4'920'734'016ull, true}}});
   hub.add_repo("test/subfolder", {{"config.json", regular(hfi::testing::slurp(hfi::testing::fixtures_dir() / "HuggingFaceTB/SmolLM2-135M/config.json"))},
                                   {"weights/model.safetensors", shard_from_fixture("HuggingFaceTB/SmolLM2-135M/model.safetensors.header.json")}});
-  for (std::string repo : {"test/bin-only", "test/gguf-only"}) {
+  for (std::string repo : {"test/bin-only"}) {
     auto r = run_cli(repo + " --json", hub_env(hub, fresh_dir(repo)));
     INFO(r.err);
     REQUIRE(r.code == 0);
     auto doc = hfi::testing::parse_stdout(r.out);
     CHECK(doc.find("params")->find("source")->as_string() == "formula");
     CHECK(total_params(r.out) == 8'030'261'248ull);  // Llama-3.1-8B's formula, from its config alone
-    CHECK_THAT(r.out, Catch::Contains(repo == "test/bin-only" ? "pytorch_model.bin" : "model-Q4_K_M.gguf"));
-    if (repo == "test/bin-only") CHECK_THAT(r.out, Catch::Contains("pickled PyTorch files, which hfinspect never opens"));
+    CHECK_THAT(r.out, Catch::Contains("pytorch_model.bin"));
+    CHECK_THAT(r.out, Catch::Contains("pickled PyTorch files, which hfinspect never opens"));
     // Never 0 B: the weights are the formula's 8,030,261,248 parameters at bfloat16.
     CHECK(doc.find("memory")->find("weight_bytes")->as_uint() == 16'060'522'496ull);
     CHECK(doc.find("memory")->find("weight_source")->as_string() == "estimate");
