@@ -47,13 +47,16 @@ void define_check(CLI::App& command, CheckFlags& flags) {
                      "comma-separated: unknown-fields, unexplained, missing, shape-mismatch, index-mismatch, quant, no-weights, no-spec, adapter (default: all)");
   command.add_option("--baseline", flags.baseline, "accepted findings, as written by --write-baseline");
   command.add_option("--write-baseline", flags.write_baseline, "write every selected finding to this file and exit 0");
-  command.add_option("--format", flags.format, "text, json or github (Actions annotations)")
-      ->check(CLI::IsMember({"text", "json", "github"}));
+  command.add_option("--format", flags.format,
+                     "text, json, markdown (a summary for $GITHUB_STEP_SUMMARY), github (Actions annotations) or sarif (2.1.0, for code scanning)")
+      ->check(CLI::IsMember({"text", "json", "markdown", "github", "sarif"}).description(""))
+      ->type_name("FORMAT");
+  add_format_aliases(command, flags.format);
 }
 
 int run_check(const CheckFlags& check, const FetchFlags& fetch, const ReportOptions& options, spdlog::logger& log) {
   auto format = parse_check_format(check.format);
-  if (!format) return fail({ErrorKind::Usage, "--format", check.format, "is not a check format", "use text, json or github"});
+  if (!format) return fail({ErrorKind::Usage, "--format", check.format, "is not a check format", "use text, json, markdown, github or sarif"});
   auto kinds = parse_kinds(check.fail_on);
   if (!kinds) return fail(kinds.error());
   auto baseline = read_baseline(check.baseline);
@@ -66,7 +69,7 @@ int run_check(const CheckFlags& check, const FetchFlags& fetch, const ReportOpti
     if (!report) worst = std::max(worst, exit_code(report.error().kind));
     add_target(result, target, report, *baseline);
   }
-  std::string text = render_check(result, *format);
+  std::string text = render_check(result, *format, HFINSPECT_VERSION);
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (!check.write_baseline.empty()) {
     Baseline written = baseline_of(result);

@@ -1,5 +1,7 @@
 #include "app/diff.hpp"
 
+#include "app/inspect.hpp"
+
 #include <cstdio>
 
 #include "pipeline/diff.hpp"
@@ -12,7 +14,10 @@ namespace hfi::cli {
 void define_diff(CLI::App& command, DiffFlags& flags) {
   command.add_option("a", flags.a, "directory or org/name[@revision]")->required();
   command.add_option("b", flags.b, "directory or org/name[@revision]; omitted: A's nearest bundled reference");
-  command.add_option("--format", flags.format, "text, json or markdown")->check(CLI::IsMember({"text", "json", "markdown"}));
+  command.add_option("--format", flags.format, "text, json or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}).description(""))
+      ->type_name("FORMAT");
+  add_format_aliases(command, flags.format);
 }
 
 int run_diff(const DiffFlags& diff, const FetchFlags& fetch, const ReportOptions& options, spdlog::logger& log) {

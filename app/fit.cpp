@@ -53,7 +53,10 @@ void define_fit(CLI::App& command, FitFlags& flags) {
       ->type_name("SIZE");
   command.add_option("--weight-dtype", flags.weight_dtype, "serve the linear weights as bf16, fp16, fp8, int8, int4, nvfp4 or mxfp4")
       ->type_name("TYPE");
-  command.add_flag("--json", flags.json, "print the plan as JSON (docs/fit.md)");
+  command.add_option("--format", flags.format, "text, json (docs/fit.md) or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}).description(""))
+      ->type_name("FORMAT");
+  add_format_aliases(command, flags.format);
 }
 
 int run_fit(const FitFlags& fit, const CommonFlags& common, spdlog::logger& log) {
@@ -63,7 +66,9 @@ int run_fit(const FitFlags& fit, const CommonFlags& common, spdlog::logger& log)
   if (!report) return fail(report.error());
   auto answer = fit_report(*report, *request);
   if (!answer) return fail(answer.error());
-  return print(fit.json ? render_fit_json(*report, *answer) : render_fit_text(*report, *answer), 0);
+  if (fit.format == "json") return print(render_fit_json(*report, *answer), 0);
+  if (fit.format == "markdown") return print(render_fit_markdown(*report, *answer), 0);
+  return print(render_fit_text(*report, *answer), 0);
 }
 
 }  // namespace hfi::cli

@@ -17,7 +17,7 @@ struct FitFlags {
   std::string utilization = "0.90";
   std::string reserve;      // --reserve; empty: derived
   std::string weight_dtype;
-  bool json = false;
+  std::string format = "text";  // --format, or --json / --markdown
 };
 
 void define_fit(CLI::App& command, FitFlags& flags);

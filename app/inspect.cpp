@@ -111,17 +111,24 @@ void define_common_flags(CLI::App& app, CommonFlags& flags) {
   app.add_flag("-v,--verbose", flags.verbose, "log what is read to stderr");
 }
 
+void add_format_aliases(CLI::App& command, std::string& format) {
+  auto* json = command.add_flag_callback("--json", [&format] { format = "json"; }, "same as --format json");
+  command.add_flag_callback("--markdown", [&format] { format = "markdown"; }, "same as --format markdown")->excludes(json);
+}
+
 void define_inspect(CLI::App& app, InspectFlags& flags) {
   app.add_option("target", flags.target, "a directory, a cache snapshot, or org/name[@revision]");
-  auto* json = app.add_flag("--json", flags.json, "print the report as JSON (docs/json-schema.md)");
-  app.add_flag("--markdown", flags.markdown, "print the report as Markdown")->excludes(json);
+  app.add_option("--format", flags.format, "text, json (docs/json-schema.md) or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}).description(""))
+      ->type_name("FORMAT");
+  add_format_aliases(app, flags.format);
 }
 
 int run_inspect(const InspectFlags& flags, const CommonFlags& common, spdlog::logger& log) {
   auto report = inspect_target(flags.target, common.fetch, common.report_options(), log);
   if (!report) return fail(report.error());
-  if (flags.json) return print(render_json(*report), 0);
-  if (flags.markdown) return print(render_markdown(*report), 0);
+  if (flags.format == "json") return print(render_json(*report), 0);
+  if (flags.format == "markdown") return print(render_markdown(*report), 0);
   return print(render_text(*report, common.use_color()), 0);
 }
 

@@ -37,8 +37,11 @@ struct CommonFlags {
 
 struct InspectFlags {
   std::string target;
-  bool json = false, markdown = false;
+  std::string format = "text";  // --format, or --json / --markdown
 };
+
+// --format's short forms, which every command takes: --json and --markdown.
+void add_format_aliases(CLI::App& command, std::string& format);
 
 void define_common_flags(CLI::App& app, CommonFlags& flags);
 void define_inspect(CLI::App& app, InspectFlags& flags);

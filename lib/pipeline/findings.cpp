@@ -17,11 +17,24 @@ std::string spec_name(const Report& r) { return r.family.empty() ? r.text_model_
 
 std::vector<Finding> collect_findings(const Report& r) {
   std::vector<Finding> out;
+  if (r.pipeline) {  // a pipeline's findings are its components', each named by its component
+    for (const auto& c : r.pipeline->components) {
+      if (!c.report) continue;
+      for (auto f : collect_findings(*c.report)) {
+        f.subject = c.ref.name + "/" + f.subject;
+        f.message = c.ref.name + ": " + f.message;
+        if (!f.file.empty()) f.file = c.ref.path + "/" + f.file;
+        out.push_back(std::move(f));
+      }
+    }
+    return out;
+  }
   for (const auto& u : r.unknown_fields)
     out.push_back({FindingKind::UnknownField, u.subject(),
                    u.file == "config.json"
                        ? "config field " + u.name + " = " + short_value(u.value) + " is not read by the " + spec_name(r) + " spec"
-                       : u.file + " key " + u.name + " = " + short_value(u.value) + " is not one hfinspect knows"});
+                       : u.file + " key " + u.name + " = " + short_value(u.value) + " is not one hfinspect knows",
+                   u.file});
   // An adapter is held to its base, not to a spec of its own: its pairs are its findings.
   if (r.adapter) {
     for (const auto& issue : r.adapter->issues)
@@ -31,7 +44,7 @@ std::vector<Finding> collect_findings(const Report& r) {
   // (An adapter has no spec of its own: it is held to its base instead.)
   if (!r.spec && !r.adapter) {
     if (r.model_type.empty())
-      out.push_back({FindingKind::NoSpec, "config.json", "no config.json (or no model_type in it): the structure is not checked"});
+      out.push_back({FindingKind::NoSpec, "config.json", "no config.json (or no model_type in it): the structure is not checked", "config.json"});
     else
       out.push_back({FindingKind::NoSpec, r.model_type,
                      "no architecture spec for model_type " + r.model_type +

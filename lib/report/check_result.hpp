@@ -35,14 +35,19 @@ struct CheckResult {
   size_t failed_targets = 0;  // targets with an error
 };
 
-enum class CheckFormat { Text, Json, Github };
+enum class CheckFormat { Text, Json, Github, Sarif, Markdown };
 
-// "text", "json", "github": the values of `check --format`.
+// "text", "json", "github", "sarif", "markdown": the values of `check --format`.
 std::optional<CheckFormat> parse_check_format(std::string_view name);
 
 std::string render_check_text(const CheckResult& result);
 std::string render_check_json(const CheckResult& result);
 std::string render_check_github(const CheckResult& result);
-std::string render_check(const CheckResult& result, CheckFormat format);
+// SARIF 2.1.0, for code-scanning upload: one rule per kind of finding (its id is the kind's name,
+// stable), one result per selected finding; a finding the baseline accepts is a note.
+std::string render_check_sarif(const CheckResult& result, const std::string& tool_version);
+// A summary fit for $GITHUB_STEP_SUMMARY: one table row per target, then the new findings.
+std::string render_check_markdown(const CheckResult& result);
+std::string render_check(const CheckResult& result, CheckFormat format, const std::string& tool_version = "");
 
 }  // namespace hfi

@@ -17,6 +17,21 @@ std::string_view finding_kind_name(FindingKind kind) {
   return "unknown";
 }
 
+std::string_view finding_kind_description(FindingKind kind) {
+  switch (kind) {
+    case FindingKind::UnknownField: return "a config field the architecture spec neither reads nor knows to be irrelevant";
+    case FindingKind::Unexplained: return "stored tensors that match nothing the config predicts";
+    case FindingKind::Missing: return "a tensor the config predicts that the checkpoint does not store";
+    case FindingKind::ShapeMismatch: return "a stored tensor whose shape differs from the one the config predicts";
+    case FindingKind::IndexMismatch: return "the safetensors index disagrees with the shard headers";
+    case FindingKind::Quant: return "the stored quantized tensors disagree with the declared quantization";
+    case FindingKind::NoWeights: return "no weights were read: nothing stored was checked";
+    case FindingKind::NoSpec: return "no architecture spec covers this model_type: the structure is not checked";
+    case FindingKind::Adapter: return "a PEFT adapter's LoRA pair does not fit its rank or the base model's layer";
+  }
+  return "";
+}
+
 const std::vector<FindingKind>& all_finding_kinds() {
   static const std::vector<FindingKind> kinds = {FindingKind::UnknownField, FindingKind::Unexplained, FindingKind::Missing,
                                                  FindingKind::ShapeMismatch, FindingKind::IndexMismatch, FindingKind::Quant,

@@ -17,12 +17,15 @@ enum class FindingKind { UnknownField, Unexplained, Missing, ShapeMismatch, Inde
 // "no-weights", "no-spec", "adapter".
 std::string_view finding_kind_name(FindingKind kind);
 std::optional<FindingKind> parse_finding_kind(std::string_view name);
+// One line on what a kind of finding means (SARIF's rule descriptions).
+std::string_view finding_kind_description(FindingKind kind);
 const std::vector<FindingKind>& all_finding_kinds();
 
 struct Finding {
   FindingKind kind = FindingKind::UnknownField;
   std::string subject;  // the field, tensor or name pattern it is about
   std::string message;  // one line for people
+  std::string file = {};  // the file it is about, when one is (config.json for its fields)
   std::string key() const;  // "<kind>:<subject>", what a baseline stores
 };
 

@@ -65,6 +65,29 @@ std::string render_fit_text(const Report& r, const FitAnswer& a) {
   return printable(out);
 }
 
+std::string render_fit_markdown(const Report& r, const FitAnswer& a) {
+  const FitPlan& p = a.plan;
+  std::string out = "### hfinspect fit: `" + r.repo_id + "`\n\n| figure | value |\n|---|---|\n";
+  out += "| deployment | " + deployment_text(a) + " |\n";
+  out += "| workload | " + with_commas(p.workload.context) + " tokens × " + sequences(p.workload.batch) + ", KV " + r.kv_dtype + " |\n";
+  out += "| usable per GPU | " + short_bytes(p.usable_bytes) + " (" + short_bytes(p.deployment.gpu_bytes) + " × " + fraction_text(p.deployment.utilization) +
+         " − reserve " + short_bytes(p.deployment.reserve_bytes) + ") |\n";
+  out += "| weights per GPU | " + short_bytes(p.per_gpu.weight_bytes) + " |\n";
+  out += "| KV per token per GPU | " + with_commas(p.per_gpu.kv_bytes_per_token) + " B |\n";
+  if (p.per_gpu.state_bytes_per_sequence) out += "| state per sequence | " + short_bytes(p.per_gpu.state_bytes_per_sequence) + " |\n";
+  out += "| fits | " + (p.fits ? std::string("yes") : "no: " + short_bytes(p.missing_bytes) + " short") + " |\n";
+  out += "| KV capacity | " + with_commas(p.kv_capacity_tokens) + " tokens |\n";
+  out += "| max sequences at this context | " + with_commas(p.max_batch) + " |\n";
+  out += "| max context | " + with_commas(p.max_context) + " tokens |\n";
+  if (!p.by_context.empty()) {
+    out += "\n| context | per GPU, KV bf16 | per GPU, KV fp8 |\n|---:|---:|---:|\n";
+    for (const auto& row : p.by_context)
+      out += "| " + with_commas(row.context) + " | " + short_bytes(row.bf16_bytes) + " | " + short_bytes(row.fp8_bytes) + " |\n";
+  }
+  for (const auto& n : p.notes) out += "\n> " + n + "\n";
+  return printable(out);
+}
+
 std::string render_fit_json(const Report& r, const FitAnswer& a) {
   const FitPlan& p = a.plan;
   std::vector<Json> rows, notes;

@@ -10,5 +10,6 @@ namespace hfi {
 
 std::string render_fit_text(const Report& report, const FitAnswer& answer);
 std::string render_fit_json(const Report& report, const FitAnswer& answer);
+std::string render_fit_markdown(const Report& report, const FitAnswer& answer);
 
 }  // namespace hfi

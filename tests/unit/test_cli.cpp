@@ -143,7 +143,42 @@ TEST_CASE("check: an invented config field fails CI until a baseline accepts it"
   CHECK_THAT(failing.out, Catch::Contains("my_new_rope_trick = 3"));
   auto github = run("check " + dir.string() + " --format github");
   CHECK(github.code == 1);
-  CHECK_THAT(github.out, Catch::Contains("::error title=hfinspect unknown-fields::" + dir.string() + ": config field my_new_rope_trick"));
+  CHECK_THAT(github.out, Catch::Contains("::error file=" + dir.string() + "/config.json, title=hfinspect unknown-fields::" + dir.string() +
+                                         ": config field my_new_rope_trick"));
+
+  // SARIF 2.1.0: the fields the schema requires, a rule per kind with a stable id, and the result
+  // pointing at the rule and at config.json.
+  auto sarif = run("check " + dir.string() + " --fail-on unknown-fields --format sarif");
+  CHECK(sarif.code == 1);
+  auto doc = hfi::parse_json(sarif.out, "sarif");
+  REQUIRE(doc.ok());
+  CHECK(doc->find("version")->as_string() == "2.1.0");
+  const auto& runs = doc->find("runs")->items();
+  REQUIRE(runs.size() == 1);
+  const hfi::Json* driver = runs[0].find("tool")->find("driver");
+  REQUIRE(driver);
+  CHECK(driver->find("name")->as_string() == "hfinspect");
+  const auto& rules = driver->find("rules")->items();
+  const auto& results = runs[0].find("results")->items();
+  REQUIRE(results.size() == 1);
+  const hfi::Json& result = results[0];
+  CHECK(result.find("ruleId")->as_string() == "unknown-fields");
+  const uint64_t rule = result.find("ruleIndex")->as_uint().value_or(999);
+  REQUIRE(rule < rules.size());
+  CHECK(rules[rule].find("id")->as_string() == "unknown-fields");
+  CHECK_THAT(result.find("message")->find("text")->as_string(), Catch::Contains("my_new_rope_trick"));
+  CHECK(result.find("level")->as_string() == "error");
+  const auto& locations = result.find("locations")->items();
+  REQUIRE(locations.size() == 1);
+  CHECK(locations[0].find("physicalLocation")->find("artifactLocation")->find("uri")->as_string() == dir.string() + "/config.json");
+  for (const auto& r : rules) {  // every rule: an id and a description
+    CHECK_FALSE(r.find("id")->as_string().empty());
+    CHECK_FALSE(r.find("shortDescription")->find("text")->as_string().empty());
+  }
+  auto summary = run("check " + dir.string() + " --fail-on unknown-fields --format markdown");
+  CHECK(summary.code == 1);
+  CHECK_THAT(summary.out, Catch::StartsWith("### hfinspect check"));
+  CHECK_THAT(summary.out, Catch::Contains("**unknown-fields**"));
 
   fs::path baseline = dir.parent_path() / "baseline.json";
   CHECK(run("check " + dir.string() + " --fail-on unknown-fields --write-baseline " + baseline.string()).code == 0);
