@@ -28,6 +28,16 @@ std::function<void(const http::Progress&)> progress_line() {
   };
 }
 
+// A retry is said on stderr on a terminal, or with -v: a run that waits says why.
+std::function<void(const http::RetryNotice&)> retry_line(bool verbose) {
+  if (!verbose && !isatty(STDERR_FILENO)) return {};
+  return [](const http::RetryNotice& n) {
+    std::fprintf(stderr, "\rhfinspect: retrying in %.1f s (attempt %d of %d): %s\n", static_cast<double>(n.wait_ms) / 1000.0, n.next_attempt,
+                 n.attempts, n.reason.c_str());
+    std::fflush(stderr);
+  };
+}
+
 HubSettings hub_settings(const FetchFlags& flags) {
   auto settings = hub_settings_from_environment();
   settings.offline = settings.offline || flags.offline;
@@ -35,13 +45,13 @@ HubSettings hub_settings(const FetchFlags& flags) {
     settings.token = flags.token;
     settings.token_source = "--token";
   }
-  if (flags.timeout_s > 0) settings.timeout_s = flags.timeout_s;
+  if (flags.timeout_s > 0) settings.timeout_s = settings.metadata_timeout_s = flags.timeout_s;
   if (flags.retries >= 0) settings.retries = flags.retries;
   if (flags.deadline_s > 0) settings.deadline_s = flags.deadline_s;
   return settings;
 }
 
-Result<std::unique_ptr<http::Transport>> make_transport(const HubSettings& settings) {
+Result<std::unique_ptr<http::Transport>> make_transport(const HubSettings& settings, bool verbose) {
   if (auto token = check_token(settings); !token) return token.error();
   http::ClientOptions client;
   client.token = settings.token;
@@ -55,6 +65,7 @@ Result<std::unique_ptr<http::Transport>> make_transport(const HubSettings& setti
   client.user_agent = std::string("hfinspect/") + HFINSPECT_VERSION;
   client.ca_bundle = settings.ca_bundle;
   client.progress = progress_line();
+  client.on_retry = retry_line(verbose);
   return http::make_curl_transport(std::move(client));
 }
 
@@ -79,7 +90,7 @@ void define_common_flags(CLI::App& app, CommonFlags& flags) {
       ->type_name("TARGET");
   app.add_flag("--offline", flags.fetch.offline, "read only the Hugging Face cache (also HF_HUB_OFFLINE=1)");
   app.add_option("--token", flags.fetch.token, "Hub access token (default: HF_TOKEN, then $HF_HOME/token)");
-  app.add_option("--timeout", flags.fetch.timeout_s, "seconds a request may go without a connection, or below 512 bytes/s, before it is retried (default 10, HF_HUB_DOWNLOAD_TIMEOUT)")
+  app.add_option("--timeout", flags.fetch.timeout_s, "seconds a request may go without a connection, or below 512 bytes/s, before it is retried (default 10: HF_HUB_DOWNLOAD_TIMEOUT for file reads, HF_HUB_ETAG_TIMEOUT for metadata)")
       ->check(CLI::Range(1L, 3600L).description(""))
       ->type_name("SECONDS");
   app.add_option("--deadline", flags.fetch.deadline_s, "seconds the whole run may take per target (default 24 x --timeout)")
@@ -108,7 +119,13 @@ void define_common_flags(CLI::App& app, CommonFlags& flags) {
   app.add_option("--color", flags.color, "auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}).description(""))
       ->type_name("WHEN");
-  app.add_flag("-v,--verbose", flags.verbose, "log what is read to stderr");
+  app.add_flag_callback(
+      "-v,--verbose",
+      [&flags] {
+        flags.verbose = true;
+        flags.fetch.verbose = true;
+      },
+      "log what is read, and every retry, to stderr");
 }
 
 void add_format_aliases(CLI::App& command, std::string& format) {
@@ -141,7 +158,7 @@ Result<Report> inspect_target(const std::string& target, const FetchFlags& flags
   inspect_options.base = flags.base;
   std::unique_ptr<http::Transport> transport;
   if (resolved->kind == TargetKind::Repository && !inspect_options.hub.offline) {
-    auto made = make_transport(inspect_options.hub);
+    auto made = make_transport(inspect_options.hub, flags.verbose);
     if (!made) return made.error();
     transport = std::move(made.value());
   }

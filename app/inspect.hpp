@@ -20,6 +20,7 @@ struct FetchFlags {
   int retries = -1;      // --retries; -1: the default
   long deadline_s = 0;   // --deadline; 0: the default
   std::string base;      // --base: a PEFT adapter's base model
+  bool verbose = false;  // -v: also say retries when stderr is not a terminal
 };
 
 // The flags every command shares.

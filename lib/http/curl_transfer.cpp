@@ -185,14 +185,24 @@ long receive_buffer_bytes(const Request& request) {
   return static_cast<long>(std::clamp(expected + kHeadRoom, kDefault, kMost));
 }
 
+long stall_timeout_s(const Request& request, const ClientOptions& options) {
+  return request.stall_timeout_s > 0 ? request.stall_timeout_s : options.stall_timeout_s;
+}
+
 int attempts_allowed(const Request& request, const ClientOptions& options) {
   return request.max_attempts > 0 ? request.max_attempts : options.max_retries + 1;
 }
 
-Next schedule_retry(Transfer& job, std::optional<long> server_wait, const ClientOptions& options, std::mt19937& rng) {
+// Who answered: the Hub (its own origin) or whoever it redirected to (its CDN, a mirror's store).
+std::string answered_by(const std::string& url, const ClientOptions& options) {
+  return origin_of(url) == options.token_origin ? "the Hub" : "the CDN (" + origin_of(url) + ")";
+}
+
+Next schedule_retry(Transfer& job, std::optional<long> server_wait, const ClientOptions& options, std::mt19937& rng, const std::string& reason) {
   std::uniform_real_distribution<double> jitter(0.8, 1.2);
   long wait = server_wait ? *server_wait + static_cast<long>(jitter(rng) * 100)
                           : backoff_ms(job.response.attempts, options.backoff_base_ms, options.backoff_max_ms, jitter(rng));
+  if (options.on_retry) options.on_retry({job.response.attempts + 1, attempts_allowed(job.request, options), wait, reason});
   job.due = Clock::now() + std::chrono::milliseconds(wait);
   restart_chain(job, options);  // start again at the Hub: a CDN's signed URL may have expired meanwhile
   return Next::Retry;
@@ -232,12 +242,13 @@ void prepare_easy(Transfer& job, const ClientOptions& options, const std::string
     curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
     curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, receive_buffer_bytes(job.request));
   }
-  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, options.connect_timeout_ms);
+  const long stall_s = stall_timeout_s(job.request, options);
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, job.request.stall_timeout_s > 0 ? stall_s * 1000 : options.connect_timeout_ms);
   curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, options.low_speed_bytes_per_s);
-  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, options.stall_timeout_s);
+  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, stall_s);
   // The low-speed rule misses a server that keeps just above it; the hop's deadline catches that.
   job.started = Clock::now();
-  job.slack_ms = options.stall_timeout_s * 6000;
+  job.slack_ms = stall_s * 6000;
   job.deadline = job.started + std::chrono::milliseconds(job.slack_ms + transfer_ms(expected_bytes(job.request)));
   job.past_deadline = false;
   curl_easy_setopt(easy, CURLOPT_NOPROGRESS, 0L);
@@ -288,10 +299,10 @@ Next finish_hop(Transfer& job, CURLcode code, const ClientOptions& options, std:
     r.transport_error = job.past_deadline ? "the transfer was still unfinished at its deadline"
                         : code == CURLE_OPERATION_TIMEDOUT
                             ? "timed out: no connection, or fewer than " + std::to_string(options.low_speed_bytes_per_s) +
-                                  " bytes/s, for " + std::to_string(options.stall_timeout_s) + " s"
+                                  " bytes/s, for " + std::to_string(stall_timeout_s(job.request, options)) + " s"
                             : curl_easy_strerror(code);
     if ((retryable_transport(code) || job.past_deadline) && r.attempts < attempts_allowed(job.request, options))
-      return schedule_retry(job, std::nullopt, options, rng);
+      return schedule_retry(job, std::nullopt, options, rng, r.transport_error + " (" + answered_by(job.url, options) + ")");
     return Next::Done;
   }
   if (job.status >= 300 && job.status < 400 && job.status != 304 && !location.empty()) {
@@ -327,7 +338,7 @@ Next finish_hop(Transfer& job, CURLcode code, const ClientOptions& options, std:
       r.retry_after_ms = *wait;
       return Next::Done;
     }
-    return schedule_retry(job, wait, options, rng);
+    return schedule_retry(job, wait, options, rng, std::to_string(r.status) + " from " + answered_by(job.url, options));
   }
   if (r.status == 429) r.retry_after_ms = server_requested_wait_ms(r.headers);
   return Next::Done;

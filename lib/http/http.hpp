@@ -35,6 +35,9 @@ struct Request {
   // Attempts this request may make, retries included; 0: the client's (1 + max_retries). A read
   // that follows up a failed one of the same file passes on what the first left.
   int max_attempts = 0;
+  // Seconds without a connection, or below the low-speed floor, before the attempt is cut; 0: the
+  // client's. Metadata requests (HF_HUB_ETAG_TIMEOUT) and file reads (HF_HUB_DOWNLOAD_TIMEOUT) differ.
+  long stall_timeout_s = 0;
 };
 
 struct Hop {
@@ -72,6 +75,14 @@ struct Progress {
   size_t total = 0;
 };
 
+// A request about to be tried again, for the user to see why a run is slow.
+struct RetryNotice {
+  int next_attempt = 0;  // 2 for the first retry
+  int attempts = 0;      // how many the request may take in all
+  long wait_ms = 0;
+  std::string reason;  // "503 from the CDN", "timed out: ..."
+};
+
 struct ClientOptions {
   std::string token;         // sent as "Authorization: Bearer" to token_origin only
   std::string token_origin;  // "scheme://host:port" of the Hub endpoint
@@ -94,6 +105,7 @@ struct ClientOptions {
   std::string user_agent;  // "; libcurl/<version>" is added to it
   std::string ca_bundle;  // empty: libcurl's default
   std::function<void(const Progress&)> progress;  // called as responses complete (follow-ups count too)
+  std::function<void(const RetryNotice&)> on_retry;  // called as each retry is scheduled
 };
 
 class Transport {

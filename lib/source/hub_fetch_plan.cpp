@@ -97,6 +97,7 @@ class PlanRun {
     http::Request r;
     r.url = url(path);
     r.max_body = path.ends_with(".index.json") ? kMaxIndexFile : kMaxSmallFile;
+    r.stall_timeout_s = settings_.metadata_timeout();
     return r;
   }
 
@@ -220,6 +221,7 @@ http::Request repo_info_request(const RepoRef& ref, const HubSettings& settings)
   http::Request r;
   r.url = settings.endpoint + "/api/models/" + ref.repo_id + "/revision/" + http::encode_component(ref.revision) + "?blobs=true";
   r.max_body = kMaxInfoBytes;
+  r.stall_timeout_s = settings.metadata_timeout();
   return r;
 }
 
@@ -239,6 +241,7 @@ Status fill_sizes_from_tree(RepoInfo& info, const RepoRef& ref, const HubSetting
     http::Request request;
     request.url = url;
     request.max_body = kMaxInfoBytes;
+    request.stall_timeout_s = settings.metadata_timeout();
     auto response = transport.perform({request}, "file listing").front();
     if (response.status != 200) return hub_error(response, ref, settings, "file listing");
     if (response.too_large)

@@ -60,6 +60,8 @@ HubSettings hub_settings_from_environment() {
   }
   if (auto t = parse_decimal(trim(env("HF_HUB_DOWNLOAD_TIMEOUT"))); t && *t > 0 && *t <= 3600)
     s.timeout_s = static_cast<long>(*t);
+  if (auto t = parse_decimal(trim(env("HF_HUB_ETAG_TIMEOUT"))); t && *t > 0 && *t <= 3600)
+    s.metadata_timeout_s = static_cast<long>(*t);
   for (const char* name : {"CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE"})
     if (std::string v = env(name); !v.empty()) {
       s.ca_bundle = v;

@@ -17,7 +17,11 @@ struct HubSettings {
   std::string token_source;  // where the token came from, for messages; never the token itself
   bool offline = false;
   std::filesystem::path cache_dir;
-  long timeout_s = 10;  // stall timeout per request
+  long timeout_s = 10;  // stall timeout per file read (HF_HUB_DOWNLOAD_TIMEOUT, --timeout)
+  // Stall timeout of metadata requests: the repository info, the listing and the small JSON
+  // files (HF_HUB_ETAG_TIMEOUT, 10 s by default as in huggingface_hub; --timeout sets both).
+  long metadata_timeout_s = 10;
+  long metadata_timeout() const { return metadata_timeout_s; }
   int retries = 5;
   long deadline_s = 0;  // of the whole run, per target; 0: run_deadline_s()
 

@@ -164,6 +164,7 @@ Result<std::optional<std::string>> HubSource::read_file(const std::string& path,
   http::Request request;
   request.url = file_url(path);
   request.max_body = max_bytes;
+  request.stall_timeout_s = settings_.metadata_timeout();
   auto response = transport_.perform({request}, path).front();
   return take_file(path, response);
 }
@@ -177,6 +178,7 @@ void HubSource::prefetch(const std::vector<std::string>& files, const std::vecto
     http::Request r;
     r.url = file_url(path);
     r.max_body = kMaxSmallFile;
+    r.stall_timeout_s = settings_.metadata_timeout();
     batch.push_back(std::move(r));
     paths.push_back(path);
     is_header.push_back(false);

@@ -112,3 +112,35 @@ TEST_CASE("a redirect whose body runs past 64 KiB is followed all the same", "[r
   REQUIRE(r.code == 0);
   CHECK(total_params(r.out) == 134'515'008ull);
 }
+
+TEST_CASE("a retry is said on stderr with -v, and quiet without a terminal", "[remote][slow]") {
+  TestHub hub(fixture_hub());
+  hub.add_fault({FaultKind::Status, "cdn", "", 503, 0, "", 1, {}});  // the first CDN read: 503, Retry-After: 0
+  auto loud = run_cli("HuggingFaceTB/SmolLM2-135M -v", hub_env(hub, fresh_dir("retry-loud")));
+  INFO(loud.err);
+  CHECK(loud.code == 0);
+  CHECK_THAT(loud.err, Catch::Contains("retrying in ") && Catch::Contains("(attempt 2 of 6): 503 from the CDN"));
+  hub.add_fault({FaultKind::Status, "cdn", "", 503, 0, "", 1, {}});
+  auto quiet = run_cli("HuggingFaceTB/SmolLM2-135M", hub_env(hub, fresh_dir("retry-quiet")));
+  CHECK(quiet.code == 0);
+  CHECK(quiet.err.empty());  // stderr is a file here: no terminal, no -v
+}
+
+TEST_CASE("HF_HUB_ETAG_TIMEOUT governs metadata requests, HF_HUB_DOWNLOAD_TIMEOUT the file reads", "[remote][slow]") {
+  TestHub hub(fixture_hub());
+  // The repository info answers after 3 s, once. Under a 1 s metadata timeout it is cut and asked
+  // again (-v says so); under the default 10 s it is waited for.
+  auto slow_info = [] {
+    return hfi::testhub::FaultRule{FaultKind::SlowFirstByte, "hub", "/api/models/", 200, -1, "", 1, std::chrono::milliseconds(3000)};
+  };
+  hub.add_fault(slow_info());
+  auto cut = run_cli("HuggingFaceTB/SmolLM2-135M -v", hub_env(hub, fresh_dir("etag-cut"), "HF_HUB_ETAG_TIMEOUT=1"));
+  INFO(cut.err);
+  CHECK(cut.code == 0);
+  CHECK_THAT(cut.err, Catch::Contains("retrying in ") && Catch::Contains("timed out") && Catch::Contains("for 1 s"));
+  hub.add_fault(slow_info());
+  auto waited = run_cli("HuggingFaceTB/SmolLM2-135M -v", hub_env(hub, fresh_dir("etag-default"), "HF_HUB_DOWNLOAD_TIMEOUT=1"));
+  INFO(waited.err);
+  CHECK(waited.code == 0);  // the download timeout does not touch the metadata requests
+  CHECK_THAT(waited.err, !Catch::Contains("retrying"));
+}
