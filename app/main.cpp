@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/check.hpp"
+#include "app/completion.hpp"
 #include "app/diff.hpp"
 #include "app/fit.hpp"
 #include "app/inspect.hpp"
@@ -21,6 +22,7 @@ struct Flags {
   hfi::cli::CheckFlags check;
   hfi::cli::DiffFlags diff;
   hfi::cli::FitFlags fit;
+  hfi::cli::CompletionFlags completion;
 };
 
 struct Command {
@@ -49,6 +51,9 @@ const Command kCommands[] = {
     {"fit", "will it fit: weights, KV cache and how much context and batch on these GPUs (TP, PP, EP)",
      [](CLI::App& app, Flags& f) { hfi::cli::define_fit(app, f.fit); },
      [](Flags& f, spdlog::logger& log) { return hfi::cli::run_fit(f.fit, f.common, log); }},
+    {"completion", "print a completion script for bash, zsh or fish: source <(hfinspect completion bash)",
+     [](CLI::App& app, Flags& f) { hfi::cli::define_completion(app, f.completion); },
+     [](Flags& f, spdlog::logger&) { return hfi::cli::run_completion(f.completion); }},
 };
 
 }  // namespace
