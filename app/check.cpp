@@ -69,7 +69,7 @@ int run_check(const CheckFlags& check, const FetchFlags& fetch, const ReportOpti
     if (!report) worst = std::max(worst, exit_code(report.error().kind));
     add_target(result, target, report, *baseline);
   }
-  std::string text = render_check(result, *format, HFINSPECT_VERSION);
+  std::string text = render_check(result, *format, HFINSPECT_VERSION, terminal_width());
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (!check.write_baseline.empty()) {
     Baseline written = baseline_of(result);

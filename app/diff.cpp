@@ -50,7 +50,7 @@ int run_diff(const DiffFlags& diff, const FetchFlags& fetch, const ReportOptions
 
   ReportDiff d = diff_reports(*a, *b);
   d.nearest_reason = reason;
-  std::string text = render_diff(d, *format, diff.color);
+  std::string text = render_diff(d, *format, diff.color, terminal_width());
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }

@@ -68,7 +68,7 @@ int run_fit(const FitFlags& fit, const CommonFlags& common, spdlog::logger& log)
   if (!answer) return fail(answer.error());
   if (fit.format == "json") return print(render_fit_json(*report, *answer), 0);
   if (fit.format == "markdown") return print(render_fit_markdown(*report, *answer), 0);
-  return print(render_fit_text(*report, *answer), 0);
+  return print(render_fit_text(*report, *answer, terminal_width()), 0);
 }
 
 }  // namespace hfi::cli

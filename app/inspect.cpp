@@ -1,5 +1,6 @@
 #include "app/inspect.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -128,6 +129,14 @@ void define_common_flags(CLI::App& app, CommonFlags& flags) {
       "log what is read, and every retry, to stderr");
 }
 
+size_t terminal_width() {
+  if (const char* columns = std::getenv("COLUMNS"))
+    if (auto n = parse_decimal(columns); n && *n >= 40 && *n <= 1000) return static_cast<size_t>(*n);
+  winsize size{};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col >= 40) return size.ws_col;
+  return kDefaultWidth;
+}
+
 void add_format_aliases(CLI::App& command, std::string& format) {
   auto* json = command.add_flag_callback("--json", [&format] { format = "json"; }, "same as --format json");
   command.add_flag_callback("--markdown", [&format] { format = "markdown"; }, "same as --format markdown")->excludes(json);
@@ -146,7 +155,7 @@ int run_inspect(const InspectFlags& flags, const CommonFlags& common, spdlog::lo
   if (!report) return fail(report.error());
   if (flags.format == "json") return print(render_json(*report), 0);
   if (flags.format == "markdown") return print(render_markdown(*report), 0);
-  return print(render_text(*report, common.use_color()), 0);
+  return print(render_text(*report, common.use_color(), terminal_width()), 0);
 }
 
 Result<Report> inspect_target(const std::string& target, const FetchFlags& flags, const ReportOptions& options, spdlog::logger& log) {

@@ -41,6 +41,9 @@ struct InspectFlags {
   std::string format = "text";  // --format, or --json / --markdown
 };
 
+// Columns for text output: COLUMNS when it holds a width, else the terminal's, else (piped) 80.
+size_t terminal_width();
+
 // --format's short forms, which every command takes: --json and --markdown.
 void add_format_aliases(CLI::App& command, std::string& format);
 

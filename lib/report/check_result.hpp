@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "report/findings.hpp"
+#include "report/format.hpp"
 
 namespace hfi {
 
@@ -40,7 +41,7 @@ enum class CheckFormat { Text, Json, Github, Sarif, Markdown };
 // "text", "json", "github", "sarif", "markdown": the values of `check --format`.
 std::optional<CheckFormat> parse_check_format(std::string_view name);
 
-std::string render_check_text(const CheckResult& result);
+std::string render_check_text(const CheckResult& result, size_t width = kDefaultWidth);
 std::string render_check_json(const CheckResult& result);
 std::string render_check_github(const CheckResult& result);
 // SARIF 2.1.0, for code-scanning upload: one rule per kind of finding (its id is the kind's name,
@@ -48,6 +49,6 @@ std::string render_check_github(const CheckResult& result);
 std::string render_check_sarif(const CheckResult& result, const std::string& tool_version);
 // A summary fit for $GITHUB_STEP_SUMMARY: one table row per target, then the new findings.
 std::string render_check_markdown(const CheckResult& result);
-std::string render_check(const CheckResult& result, CheckFormat format, const std::string& tool_version = "");
+std::string render_check(const CheckResult& result, CheckFormat format, const std::string& tool_version = "", size_t width = kDefaultWidth);
 
 }  // namespace hfi

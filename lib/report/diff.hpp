@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/format.hpp"
 #include "core/json.hpp"
 
 namespace hfi {
@@ -53,9 +54,9 @@ enum class DiffFormat { Text, Json, Markdown };
 // "text", "json", "markdown": the values of `diff --format`.
 std::optional<DiffFormat> parse_diff_format(std::string_view name);
 
-std::string render_diff_text(const ReportDiff& d, bool color);
+std::string render_diff_text(const ReportDiff& d, bool color, size_t width = kDefaultWidth);
 std::string render_diff_json(const ReportDiff& d);
 std::string render_diff_markdown(const ReportDiff& d);
-std::string render_diff(const ReportDiff& d, DiffFormat format, bool color);  // `color` only affects text
+std::string render_diff(const ReportDiff& d, DiffFormat format, bool color, size_t width = kDefaultWidth);  // `color`, `width`: text only
 
 }  // namespace hfi

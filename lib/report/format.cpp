@@ -26,8 +26,9 @@ static std::string scaled(double v, const char* const* units, int count, double 
   return buf;
 }
 
+// Counts in words: "7.24 B" would read as bytes beside "4.45 GiB".
 std::string short_count(uint64_t v) {
-  static const char* const units[] = {"", "K", "M", "B", "T"};
+  static const char* const units[] = {"", "thousand", "million", "billion", "trillion"};
   return scaled(static_cast<double>(v), units, 5, 1000.0);
 }
 

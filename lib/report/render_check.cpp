@@ -41,9 +41,9 @@ std::string file_path(const std::string& repo, const std::string& file) {
   return repo.ends_with("/") ? repo + file : repo + "/" + file;
 }
 
-void target_text(std::string& out, const TargetCheck& t) {
+void target_text(std::string& out, const TargetCheck& t, size_t width) {
   if (t.error) {
-    out += text::wrap(t.repo + ": error (" + error_kind_name(t.error->kind) + "): " + t.error->describe(), 4) + "\n";
+    out += text::wrap(t.repo + ": error (" + error_kind_name(t.error->kind) + "): " + t.error->describe(), 4, width) + "\n";
     return;
   }
   size_t count = 0;
@@ -52,7 +52,7 @@ void target_text(std::string& out, const TargetCheck& t) {
   for (const auto& c : t.findings) {
     if (!c.selected) continue;
     const std::string line = std::string(finding_kind_name(c.finding.kind)) + "  " + c.finding.message + (c.in_baseline ? "  (in the baseline)" : "");
-    out += std::string(c.in_baseline ? "  ok    " : "  FAIL  ") + text::wrap(line, 8) + "\n";
+    out += std::string(c.in_baseline ? "  ok    " : "  FAIL  ") + text::wrap(line, 8, width) + "\n";
   }
 }
 
@@ -97,9 +97,9 @@ std::optional<CheckFormat> parse_check_format(std::string_view name) {
   return std::nullopt;
 }
 
-std::string render_check_text(const CheckResult& result) {
+std::string render_check_text(const CheckResult& result, size_t width) {
   std::string out;
-  for (const auto& t : result.targets) target_text(out, t);
+  for (const auto& t : result.targets) target_text(out, t, width);
   out += "check: " + std::to_string(result.new_findings) + " new finding(s) in " + std::to_string(result.targets.size()) + " target(s)" +
          (result.failed_targets ? ", " + std::to_string(result.failed_targets) + " of them not inspected" : std::string()) + "\n";
   return printable(out);
@@ -207,9 +207,9 @@ std::string render_check_markdown(const CheckResult& result) {
   return printable(out);
 }
 
-std::string render_check(const CheckResult& result, CheckFormat format, const std::string& tool_version) {
+std::string render_check(const CheckResult& result, CheckFormat format, const std::string& tool_version, size_t width) {
   switch (format) {
-    case CheckFormat::Text: return render_check_text(result);
+    case CheckFormat::Text: return render_check_text(result, width);
     case CheckFormat::Json: return render_check_json(result);
     case CheckFormat::Github: return render_check_github(result);
     case CheckFormat::Sarif: return render_check_sarif(result, tool_version);

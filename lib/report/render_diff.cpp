@@ -166,8 +166,8 @@ std::optional<DiffFormat> parse_diff_format(std::string_view name) {
   return std::nullopt;
 }
 
-std::string render_diff_text(const ReportDiff& d, bool color) {
-  Style st{color};
+std::string render_diff_text(const ReportDiff& d, bool color, size_t width) {
+  Style st{color, width};
   std::string out;
   for (TextSection section : kTextSections) section(out, st, d);
   return printable(out, color);
@@ -191,13 +191,13 @@ std::string render_diff_markdown(const ReportDiff& d) {
   return printable(out);
 }
 
-std::string render_diff(const ReportDiff& d, DiffFormat format, bool color) {
+std::string render_diff(const ReportDiff& d, DiffFormat format, bool color, size_t width) {
   switch (format) {
-    case DiffFormat::Text: return render_diff_text(d, color);
+    case DiffFormat::Text: return render_diff_text(d, color, width);
     case DiffFormat::Json: return render_diff_json(d);
     case DiffFormat::Markdown: return render_diff_markdown(d);
   }
-  return render_diff_text(d, color);
+  return render_diff_text(d, color, width);
 }
 
 }  // namespace hfi

@@ -31,10 +31,10 @@ std::string deployment_text(const FitAnswer& a) {
 
 }  // namespace
 
-std::string render_fit_text(const Report& r, const FitAnswer& a) {
+std::string render_fit_text(const Report& r, const FitAnswer& a, size_t width) {
   using text::line;
   const FitPlan& p = a.plan;
-  const Style st{false};
+  const Style st{false, width};
   std::string out = "hfinspect fit · " + r.repo_id + "\n\n";
   line(out, st, "Deployment", deployment_text(a));
   line(out, st, "Workload",

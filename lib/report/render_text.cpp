@@ -1,6 +1,8 @@
 // The report people read in a terminal: aligned sections, a bar chart of where the parameters
 // live, colour only when asked (the CLI asks on a TTY without NO_COLOR). One function per
 // section, in the order kSections gives; "gap" is the blank line between groups of sections.
+#include <algorithm>
+
 #include "report/format.hpp"
 #include "report/report.hpp"
 #include "report/text_layout.hpp"
@@ -85,15 +87,18 @@ void gguf_variants_section(std::string& out, const Style& st, const Report& r) {
   if (!r.gguf || (r.gguf->variants.size() < 2 && !r.gguf->selected.empty())) return;
   if (!r.gguf->selected.empty()) out += "\n";
   out += st.bold("GGUF variants") + "\n";
-  out += st.dim("  " + pad_right("type", 10) + pad_left("size", 11) + pad_left("bits/w", 8) + pad_left("params", 10) + "   file") + "\n";
+  out += st.dim("  " + pad_right("type", 10) + pad_left("size", 11) + pad_left("bits/w", 8) + pad_left("params", 14) + "   file") + "\n";
   for (const auto& v : r.gguf->variants) {
     std::string file = file_name(v.file);
     if (v.expected_parts > 1) file += " (" + std::to_string(v.parts) + " of " + std::to_string(v.expected_parts) + " parts)";
     const bool chosen = v.file == r.gguf->selected;
     out += (chosen ? "* " : "  ") + pad_right(v.type, 10) + pad_left(short_bytes(v.bytes), 11) + pad_left(bpw_text(v.bits_per_weight), 8) +
-           pad_left(short_count(v.params), 10) + "   " + file + "\n";
+           pad_left(short_count(v.params), 14) + "   " + file + "\n";
   }
 }
+
+// The bar chart takes what the width leaves after the role, the count and the share.
+int bar_width(const Style& st) { return static_cast<int>(std::clamp<size_t>(st.width, 64, 80) - 56); }
 
 void stored_params_lines(std::string& out, const Style& st, const Report& r) {
   const ParamBreakdown& p = r.params;
@@ -115,7 +120,7 @@ void stored_params_lines(std::string& out, const Style& st, const Report& r) {
   for (const auto& n : p.active_notes) line(out, st, "", st.dim(n));
   out += "\n" + st.bold("Where the parameters live") + "\n";
   for (const auto& [role, n] : p.by_role)
-    out += "  " + pad_right(role, 20) + pad_left(with_commas(n), 17) + "  " + bar(n, p.total, 24) + percent(n, p.total) + "\n";
+    out += "  " + pad_right(role, 20) + pad_left(with_commas(n), 17) + "  " + bar(n, p.total, bar_width(st)) + percent(n, p.total) + "\n";
 }
 
 void parameters_section(std::string& out, const Style& st, const Report& r) {
@@ -331,15 +336,25 @@ void pipeline_section(std::string& out, const Style& st, const Report& r) {
   for (const auto& c : p.components) models += c.report && c.report->params_source != ParamsSource::None ? 1 : 0;
   line(out, st, "Pipeline", (p.class_name.empty() ? std::string() : p.class_name + " · ") + pipeline_kind_name(p.kind) + " (" + p.file +
                                 ") · " + std::to_string(p.components.size()) + " components, " + std::to_string(models) + " holding a model");
-  out += st.dim("  " + pad_right("component", 18) + pad_right("class", 28) + pad_left("params", 9) + pad_left("weights", 11) + "  dtype") + "\n";
+  // Columns as wide as the longest name and class, so that a long class name does not push its row out.
+  size_t name_width = 10, class_width = 6;
   for (const auto& c : p.components) {
-    std::string row = "  " + pad_right(c.ref.name, 18) + pad_right(c.ref.class_name.empty() ? "(none)" : c.ref.class_name, 28);
+    name_width = std::max(name_width, std::min<size_t>(c.ref.name.size() + 1, 24));
+    class_width = std::max(class_width, std::min<size_t>(c.ref.class_name.size() + 1, 32));
+  }
+  // ... within the width: the figures and a dtype or two keep their room.
+  const size_t figures = 2 + name_width + 15 + 11 + 2 + 9;
+  class_width = std::min(class_width, st.width > figures + 12 ? st.width - figures : 12);
+  out += st.dim("  " + pad_right("component", name_width) + pad_right("class", class_width) + pad_left("params", 15) + pad_left("weights", 11) +
+                "  dtype") + "\n";
+  for (const auto& c : p.components) {
+    std::string row = "  " + pad_right(c.ref.name, name_width) + pad_right(c.ref.class_name.empty() ? "(none)" : c.ref.class_name, class_width);
     if (c.report && c.report->params_source != ParamsSource::None) {
       std::string dtypes;
       for (const auto& [name, n] : c.report->params.by_dtype) dtypes += (dtypes.empty() ? "" : ", ") + name;
-      row += pad_left(short_count(c.report->params.total), 9) + pad_left(short_bytes(c.report->memory.weight_bytes), 11) + "  " + dtypes;
+      row += pad_left(short_count(c.report->params.total), 15) + pad_left(short_bytes(c.report->memory.weight_bytes), 11) + "  " + dtypes;
     } else {
-      row += st.dim(pad_left("-", 9) + pad_left("-", 11) + "  no weights");
+      row += st.dim(pad_left("-", 15) + pad_left("-", 11));
     }
     out += row + "\n";
   }
@@ -375,8 +390,8 @@ void render_body(std::string& out, const Style& st, const Report& r) {
 
 }  // namespace
 
-std::string render_text(const Report& r, bool color) {
-  Style st{color};
+std::string render_text(const Report& r, bool color, size_t width) {
+  Style st{color, width};
   std::string out;
   if (r.pipeline)
     for (TextSection section : kPipeline) section(out, st, r);

@@ -18,6 +18,7 @@
 #include "formats/model_config.hpp"
 #include "formats/pipeline_layout.hpp"
 #include "formats/side_configs.hpp"
+#include "report/format.hpp"
 #include "source/source.hpp"
 
 namespace hfi {
@@ -145,7 +146,7 @@ struct Report {
 };
 
 // Renderers: deterministic, no trailing state. `color` only affects text.
-std::string render_text(const Report& report, bool color);
+std::string render_text(const Report& report, bool color, size_t width = kDefaultWidth);
 std::string render_json(const Report& report);
 std::string render_markdown(const Report& report);
 

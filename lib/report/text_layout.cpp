@@ -48,7 +48,6 @@ std::string bpw_text(double bpw) {
 namespace {
 
 constexpr size_t kLabelWidth = 14;
-constexpr size_t kLineWidth = 80;
 
 // Columns `s` takes on a terminal: code points, without the colour sequences Style adds.
 size_t visible_width(std::string_view s) {
@@ -96,8 +95,9 @@ std::vector<std::string> words_with_units(const std::string& text) {
 
 }  // namespace
 
-std::string wrap(const std::string& value, size_t indent) {
-  const size_t room = kLineWidth - std::min(indent, kLineWidth / 2);
+std::string wrap(const std::string& value, size_t indent, size_t width) {
+  const size_t line_width = std::max<size_t>(width, 40);
+  const size_t room = line_width - std::min(indent, line_width / 2);
   if (visible_width(value) <= room) return value;
   std::string out, current;
   auto place = [&](const std::string& piece) {
@@ -105,7 +105,7 @@ std::string wrap(const std::string& value, size_t indent) {
     while (!trimmed.empty() && trimmed.back() == ' ') trimmed.pop_back();
     if (!current.empty() && visible_width(current) + visible_width(trimmed) > room) {
       while (!current.empty() && current.back() == ' ') current.pop_back();
-      out += current + "\n" + std::string(kLineWidth - room, ' ');
+      out += current + "\n" + std::string(line_width - room, ' ');
       current.clear();
     }
     current += piece;
@@ -121,7 +121,7 @@ std::string wrap(const std::string& value, size_t indent) {
 }
 
 void line(std::string& out, const Style& st, const std::string& label, const std::string& value) {
-  out += st.bold(pad_right(label + (label.empty() ? "" : " "), kLabelWidth)) + wrap(value, kLabelWidth) + "\n";  // a long label still gets its space
+  out += st.bold(pad_right(label + (label.empty() ? "" : " "), kLabelWidth)) + wrap(value, kLabelWidth, st.width) + "\n";  // a long label still gets its space
 }
 
 }  // namespace hfi::text

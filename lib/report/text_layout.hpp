@@ -15,9 +15,9 @@ std::string bar(uint64_t part, uint64_t whole, int width);  // eighth-block glyp
 std::string percent(uint64_t part, uint64_t whole);         // " 12.5%"
 std::string bpw_text(double bpw);                           // "4.250"
 
-// `value`, to be printed from column `indent` on, wrapped to 80 columns with a hanging indent:
-// at the " · " between facts where it can, between words where one fact alone is too long.
-std::string wrap(const std::string& value, size_t indent);
+// `value`, to be printed from column `indent` on, wrapped to `width` columns with a hanging
+// indent: at the " · " between facts where it can, between words where one fact alone is too long.
+std::string wrap(const std::string& value, size_t indent, size_t width = kDefaultWidth);
 
 // One report line: the label in bold, padded to the value column, then the value.
 void line(std::string& out, const Style& st, const std::string& label, const std::string& value);

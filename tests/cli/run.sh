@@ -89,11 +89,13 @@ run_case() {
   while IFS= read -r data; do
     [ -n "$data" ] && cp "$here/data/$data" "$cwd/$data"
   done < <(directive "$name" data)
+  local columns
+  columns=$(directive "$name" columns | head -n 1)
   rm -rf "$work/home"
   mkdir -p "$work/home/hub"
   # A clean environment: no token, no offline switch, no colour, an empty cache of the case's own.
   (cd "$cwd" && env -i PATH="$PATH" LC_ALL=C HOME="$work/home" HF_HOME="$work/home" HF_HUB_CACHE="$work/home/hub" \
-    HF_ENDPOINT="$ep" "$bin" "${args[@]}" >"$out.raw" 2>"$out.stderr" </dev/null)
+    HF_ENDPOINT="$ep" ${columns:+COLUMNS="$columns"} "$bin" "${args[@]}" >"$out.raw" 2>"$out.stderr" </dev/null)
   echo $? >"$out.rc"
   if [ "$ep" != "$endpoint" ]; then
     sed -e "s#$ep#@HUB_ENDPOINT@#g" ${cdn:+-e "s#$cdn#@HUB_CDN@#g"} "$out.raw" >"$out.stdout"
