@@ -146,7 +146,10 @@ class Planner {
       case Role::Embedding:
       case Role::PerLayerEmbedding:
       case Role::LmHead: mine = vocab_share(*x, bytes); break;
-      case Role::Attention: mine = attention_share(*x, bytes); break;
+      case Role::Attention:
+      case Role::Ssm:
+      case Role::LinearAttention:
+      case Role::ShortConv: mine = attention_share(*x, bytes); break;
       case Role::Mlp:
       case Role::SharedExpert: mine = x->shape.size() >= 2 ? share(bytes, 1, d_.tp) : bytes; break;
       case Role::RoutedExpert:
@@ -174,7 +177,7 @@ class Planner {
 
   uint64_t served_bytes(const ExpectedTensor* x, uint64_t stored) const {
     if (!w_.weight_format || !x || x->shape.size() < 2) return stored;
-    const bool linear = x->role == Role::Attention || x->role == Role::Mlp || x->role == Role::RoutedExpert || x->role == Role::SharedExpert;
+    const bool linear = is_mixer(x->role) || x->role == Role::Mlp || x->role == Role::RoutedExpert || x->role == Role::SharedExpert;
     if (!linear || !std::string_view(x->name).ends_with("weight")) return stored;
     return linear_weight_bytes(x->shape, *w_.weight_format).value_or(UINT64_MAX);
   }

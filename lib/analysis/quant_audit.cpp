@@ -11,25 +11,28 @@ namespace hfi {
 namespace {
 
 // Index into the audit's buckets, in report order: attention, experts, mlp, embeddings, other.
-constexpr size_t kOtherBucket = 4;
+// The buckets bits per weight is given by; the non-attention mixers each have their own.
+constexpr const char* kBuckets[] = {"attention", "ssm", "linear_attention", "short_conv", "experts", "mlp", "embeddings", "other"};
+constexpr size_t kOtherBucket = std::size(kBuckets) - 1;
 size_t role_bucket(Role r) {
   switch (r) {
     case Role::Attention: return 0;
+    case Role::Ssm: return 1;
+    case Role::LinearAttention: return 2;
+    case Role::ShortConv: return 3;
     case Role::RoutedExpert:
     case Role::SharedExpert:
     case Role::Router:
-    case Role::RoutingBias: return 1;
-    case Role::Mlp: return 2;
+    case Role::RoutingBias: return 4;
+    case Role::Mlp: return 5;
     case Role::Embedding:
     case Role::PerLayerEmbedding:
-    case Role::LmHead: return 3;
+    case Role::LmHead: return 6;
     default: return kOtherBucket;
   }
 }
 
-bool linear_role(Role r) {
-  return r == Role::Attention || r == Role::Mlp || r == Role::RoutedExpert || r == Role::SharedExpert;
-}
+bool linear_role(Role r) { return is_mixer(r) || r == Role::Mlp || r == Role::RoutedExpert || r == Role::SharedExpert; }
 
 // A weight matrix (or fused expert stack), not a bias, norm or scalar.
 bool is_matrix_weight(const LogicalTensor& t) {
@@ -174,7 +177,6 @@ QuantSummary audit_quantization(const std::vector<QuantDeclaration>& decls, cons
   if (total_params) s.overall_bits_per_weight = 8.0 * static_cast<double>(storage.stored_bytes) / static_cast<double>(total_params);
 
   // Per role, and the decoder linears that stay in float, through the spec's roles.
-  const char* const kBuckets[] = {"attention", "experts", "mlp", "embeddings", "other"};
   std::array<RoleBits, std::size(kBuckets)> roles;
   std::map<std::string, uint64_t> high_precision;
   for (size_t i = 0; i < storage.logical.size(); ++i) {

@@ -8,6 +8,9 @@ const char* role_name(Role r) {
     case Role::PerLayerEmbedding: return "per_layer_embedding";
     case Role::LmHead: return "lm_head";
     case Role::Attention: return "attention";
+    case Role::Ssm: return "ssm";
+    case Role::LinearAttention: return "linear_attention";
+    case Role::ShortConv: return "short_conv";
     case Role::Mlp: return "mlp";
     case Role::Router: return "router";
     case Role::RoutingBias: return "routing_bias";

@@ -19,6 +19,10 @@ enum class Role {
   PerLayerEmbedding,  // per-layer embedding tables (Gemma 3n/4)
   LmHead,
   Attention,          // q/k/v/o projections, their biases, q/k norms, sinks
+  // Token mixers that are not softmax attention, each its own role:
+  Ssm,                // Mamba / Mamba2 mixers: in/out projections, conv, dt, A, D, gated norm
+  LinearAttention,    // gated DeltaNet, lightning attention: their projections, conv and gates
+  ShortConv,          // LFM2's gated short convolution
   Mlp,                // dense feed-forward
   Router,             // expert router weights and biases
   RoutingBias,        // selection-only bias (DeepSeek e_score_correction_bias): no multiply-adds
@@ -34,6 +38,8 @@ enum class Role {
 };
 
 const char* role_name(Role r);
+// Attention, or one of the other token mixers (SSM, linear attention, short convolution).
+constexpr bool is_mixer(Role r) { return r == Role::Attention || r == Role::Ssm || r == Role::LinearAttention || r == Role::ShortConv; }
 
 struct ExpectedTensor {
   std::string name;

@@ -47,20 +47,20 @@ struct DeltaNetDims {
 void add_gated_deltanet(ArchModel& m, const std::string& p, int layer, const DeltaNetDims& d, bool split = false) {
   if (split) {
     // Qwen3.5: the same projections stored one per output: qkv, the output gate z, a and b.
-    add(m, p + "in_proj_qkv.weight", {d.conv_channels(), d.hidden}, Role::Attention, layer);
-    add(m, p + "in_proj_z.weight", {d.values(), d.hidden}, Role::Attention, layer);
-    add(m, p + "in_proj_a.weight", {d.value_heads, d.hidden}, Role::Attention, layer);
-    add(m, p + "in_proj_b.weight", {d.value_heads, d.hidden}, Role::Attention, layer);
+    add(m, p + "in_proj_qkv.weight", {d.conv_channels(), d.hidden}, Role::LinearAttention, layer);
+    add(m, p + "in_proj_z.weight", {d.values(), d.hidden}, Role::LinearAttention, layer);
+    add(m, p + "in_proj_a.weight", {d.value_heads, d.hidden}, Role::LinearAttention, layer);
+    add(m, p + "in_proj_b.weight", {d.value_heads, d.hidden}, Role::LinearAttention, layer);
   } else {
     // q, k, v and the output gate z in one projection; beta and the decay input a in another.
-    add(m, p + "in_proj_qkvz.weight", {2 * d.keys() + 2 * d.values(), d.hidden}, Role::Attention, layer);
-    add(m, p + "in_proj_ba.weight", {2 * d.value_heads, d.hidden}, Role::Attention, layer);
+    add(m, p + "in_proj_qkvz.weight", {2 * d.keys() + 2 * d.values(), d.hidden}, Role::LinearAttention, layer);
+    add(m, p + "in_proj_ba.weight", {2 * d.value_heads, d.hidden}, Role::LinearAttention, layer);
   }
-  add(m, p + "conv1d.weight", {d.conv_channels(), 1, d.conv_kernel}, Role::Attention, layer);
-  add(m, p + "dt_bias", {d.value_heads}, Role::Attention, layer);
-  add(m, p + "A_log", {d.value_heads}, Role::Attention, layer);
-  add(m, p + "norm.weight", {d.value_dim}, Role::Attention, layer);  // gated RMSNorm, shared by heads
-  add(m, p + "out_proj.weight", {d.hidden, d.values()}, Role::Attention, layer);
+  add(m, p + "conv1d.weight", {d.conv_channels(), 1, d.conv_kernel}, Role::LinearAttention, layer);
+  add(m, p + "dt_bias", {d.value_heads}, Role::LinearAttention, layer);
+  add(m, p + "A_log", {d.value_heads}, Role::LinearAttention, layer);
+  add(m, p + "norm.weight", {d.value_dim}, Role::LinearAttention, layer);  // gated RMSNorm, shared by heads
+  add(m, p + "out_proj.weight", {d.hidden, d.values()}, Role::LinearAttention, layer);
 }
 
 // Gated attention: q_proj also produces a per-head sigmoid gate, so it is twice as wide.
@@ -330,13 +330,13 @@ Result<ArchModel> lfm2_spec(const ModelConfig& cfg) {
       ++attn_count;
     } else {
       // in_proj yields the input gate B, the output gate C and x; conv is depthwise over x.
-      add(m, p + "conv.in_proj.weight", {3 * d.hidden, d.hidden}, Role::Attention, l);
-      add(m, p + "conv.conv.weight", {conv_dim, 1, kernel}, Role::Attention, l);
-      add(m, p + "conv.out_proj.weight", {d.hidden, d.hidden}, Role::Attention, l);
+      add(m, p + "conv.in_proj.weight", {3 * d.hidden, d.hidden}, Role::ShortConv, l);
+      add(m, p + "conv.conv.weight", {conv_dim, 1, kernel}, Role::ShortConv, l);
+      add(m, p + "conv.out_proj.weight", {d.hidden, d.hidden}, Role::ShortConv, l);
       if (conv_bias) {
-        add(m, p + "conv.in_proj.bias", {3 * d.hidden}, Role::Attention, l);
-        add(m, p + "conv.conv.bias", {conv_dim}, Role::Attention, l);
-        add(m, p + "conv.out_proj.bias", {d.hidden}, Role::Attention, l);
+        add(m, p + "conv.in_proj.bias", {3 * d.hidden}, Role::ShortConv, l);
+        add(m, p + "conv.conv.bias", {conv_dim}, Role::ShortConv, l);
+        add(m, p + "conv.out_proj.bias", {d.hidden}, Role::ShortConv, l);
       }
       m.attention.push_back(recurrent_layer(state, 0, "short_conv"));
     }
@@ -460,14 +460,14 @@ void add_nemotron_h_layer(ArchModel& m, uint64_t i, const NemotronHDims& d) {
   std::string x = p + "mixer.";
   switch (d.pattern[i]) {
     case 'M':
-      add_linear(m, x + "in_proj", d.d_inner + d.conv_dim + d.mheads, d.hidden, Role::Attention, l, d.proj_bias);  // z, xBC, dt
-      add(m, x + "conv1d.weight", {d.conv_dim, 1, d.kernel}, Role::Attention, l);
-      if (d.conv_bias) add(m, x + "conv1d.bias", {d.conv_dim}, Role::Attention, l);
-      add(m, x + "dt_bias", {d.mheads}, Role::Attention, l);
-      add(m, x + "A_log", {d.mheads}, Role::Attention, l);
-      add(m, x + "D", {d.mheads}, Role::Attention, l);
-      add(m, x + "norm.weight", {d.d_inner}, Role::Attention, l);  // gated RMSNorm over n_groups groups
-      add_linear(m, x + "out_proj", d.hidden, d.d_inner, Role::Attention, l, d.proj_bias);
+      add_linear(m, x + "in_proj", d.d_inner + d.conv_dim + d.mheads, d.hidden, Role::Ssm, l, d.proj_bias);  // z, xBC, dt
+      add(m, x + "conv1d.weight", {d.conv_dim, 1, d.kernel}, Role::Ssm, l);
+      if (d.conv_bias) add(m, x + "conv1d.bias", {d.conv_dim}, Role::Ssm, l);
+      add(m, x + "dt_bias", {d.mheads}, Role::Ssm, l);
+      add(m, x + "A_log", {d.mheads}, Role::Ssm, l);
+      add(m, x + "D", {d.mheads}, Role::Ssm, l);
+      add(m, x + "norm.weight", {d.d_inner}, Role::Ssm, l);  // gated RMSNorm over n_groups groups
+      add_linear(m, x + "out_proj", d.hidden, d.d_inner, Role::Ssm, l, d.proj_bias);
       m.attention.push_back(recurrent_layer(mamba2_state_elements(d), checked_product("the SSM state", {d.mheads, d.mhead_dim, d.dstate}), "mamba2"));
       break;
     case '*':

@@ -65,17 +65,17 @@ Result<ArchModel> jamba_spec(const ModelConfig& cfg) {
       ++attn_count;
     } else {
       std::string x = p + "mamba.";
-      add_linear(m, x + "in_proj", 2 * d_inner, d.hidden, Role::Attention, l, proj_bias);  // x and the gate z
-      add(m, x + "conv1d.weight", {d_inner, 1, d_conv}, Role::Attention, l);
-      if (conv_bias) add(m, x + "conv1d.bias", {d_inner}, Role::Attention, l);
-      add(m, x + "x_proj.weight", {dt_rank + 2 * d_state, d_inner}, Role::Attention, l);  // dt, B, C
-      add_linear(m, x + "dt_proj", d_inner, dt_rank, Role::Attention, l, true);
-      add(m, x + "A_log", {d_inner, d_state}, Role::Attention, l);
-      add(m, x + "D", {d_inner}, Role::Attention, l);
-      add_linear(m, x + "out_proj", d.hidden, d_inner, Role::Attention, l, proj_bias);
-      add(m, x + "dt_layernorm.weight", {dt_rank}, Role::Attention, l);
-      add(m, x + "b_layernorm.weight", {d_state}, Role::Attention, l);
-      add(m, x + "c_layernorm.weight", {d_state}, Role::Attention, l);
+      add_linear(m, x + "in_proj", 2 * d_inner, d.hidden, Role::Ssm, l, proj_bias);  // x and the gate z
+      add(m, x + "conv1d.weight", {d_inner, 1, d_conv}, Role::Ssm, l);
+      if (conv_bias) add(m, x + "conv1d.bias", {d_inner}, Role::Ssm, l);
+      add(m, x + "x_proj.weight", {dt_rank + 2 * d_state, d_inner}, Role::Ssm, l);  // dt, B, C
+      add_linear(m, x + "dt_proj", d_inner, dt_rank, Role::Ssm, l, true);
+      add(m, x + "A_log", {d_inner, d_state}, Role::Ssm, l);
+      add(m, x + "D", {d_inner}, Role::Ssm, l);
+      add_linear(m, x + "out_proj", d.hidden, d_inner, Role::Ssm, l, proj_bias);
+      add(m, x + "dt_layernorm.weight", {dt_rank}, Role::Ssm, l);
+      add(m, x + "b_layernorm.weight", {d_state}, Role::Ssm, l);
+      add(m, x + "c_layernorm.weight", {d_state}, Role::Ssm, l);
       AttentionLayer a;
       a.kind = AttentionKind::None;
       a.recurrent_state_elements = state;

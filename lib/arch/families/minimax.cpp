@@ -45,10 +45,10 @@ Result<ArchModel> minimax_m1_spec(const ModelConfig& cfg) {
       ++softmax_count;
     } else {
       std::string q = p + "self_attn.";
-      add(m, q + "qkv_proj.weight", {3 * inner, d.hidden}, Role::Attention, l);
-      add(m, q + "output_gate.weight", {inner, d.hidden}, Role::Attention, l);
-      add(m, q + "norm.weight", {inner}, Role::Attention, l);
-      add(m, q + "out_proj.weight", {d.hidden, inner}, Role::Attention, l);
+      add(m, q + "qkv_proj.weight", {3 * inner, d.hidden}, Role::LinearAttention, l);
+      add(m, q + "output_gate.weight", {inner, d.hidden}, Role::LinearAttention, l);
+      add(m, q + "norm.weight", {inner}, Role::LinearAttention, l);
+      add(m, q + "out_proj.weight", {d.hidden, inner}, Role::LinearAttention, l);
       a.kind = AttentionKind::None;
       a.recurrent_state_elements = state;
       a.recurrent_kind = "lightning_attention";
