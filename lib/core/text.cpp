@@ -52,4 +52,19 @@ std::string squashed_name(std::string_view name) {
   return out;
 }
 
+bool safe_repo_path(std::string_view path) {
+  if (path.empty() || path.size() > 1024 || path.front() == '/') return false;
+  for (char c : path)
+    if (c == '\\' || c == '\0') return false;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view segment = path.substr(start, end - start);
+    if (segment.empty() || segment == "." || segment == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
 }  // namespace hfi

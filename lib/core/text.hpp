@@ -10,6 +10,11 @@
 
 namespace hfi {
 
+// A repository path that is safe to join below a folder: relative, no "..", no empty or "."
+// segment, no backslash or NUL, at most 1 KiB. Paths come from the network and from files such as
+// model_index.json, so this is checked before use.
+bool safe_repo_path(std::string_view path);
+
 // Without leading and trailing whitespace (spaces, tabs, CR, LF).
 inline std::string trim(std::string_view s) {
   auto space = [](unsigned char c) { return std::isspace(c) != 0; };

@@ -1,27 +1,15 @@
 #include "formats/pipeline_layout.hpp"
 
 #include "core/json.hpp"
+#include "core/text.hpp"
 
 namespace hfi {
 namespace {
 
 constexpr JsonLimits kLimits{1u << 20, 16};
 
-// A folder inside the repository: relative, no "." or ".." step, no empty step, no backslash.
-bool safe_folder(std::string_view path) {
-  if (path.empty() || path.front() == '/' || path.back() == '/' || path.find('\\') != std::string_view::npos ||
-      path.find('\0') != std::string_view::npos)
-    return false;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string_view::npos) end = path.size();
-    std::string_view step = path.substr(start, end - start);
-    if (step.empty() || step == "." || step == "..") return false;
-    start = end + 1;
-  }
-  return true;
-}
+// A folder inside the repository (no trailing '/': a component's files are "<folder>/<file>").
+bool safe_folder(std::string_view path) { return safe_repo_path(path) && path.back() != '/'; }
 
 }  // namespace
 

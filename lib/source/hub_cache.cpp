@@ -93,20 +93,6 @@ bool safe_revision(const std::string& revision) {
 
 }  // namespace
 
-bool safe_repo_path(const std::string& path) {
-  if (path.empty() || path.size() > 1024 || path.front() == '/') return false;
-  for (char c : path)
-    if (c == '\\' || c == '\0') return false;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string::npos) end = path.size();
-    std::string segment = path.substr(start, end - start);
-    if (segment.empty() || segment == "." || segment == "..") return false;
-    start = end + 1;
-  }
-  return true;
-}
 
 HubCache::HubCache(fs::path cache_dir, const std::string& repo_id) : repo_dir_(std::move(cache_dir) / repo_folder_name(repo_id)) {}
 

@@ -28,15 +28,13 @@
 #include <string_view>
 #include <vector>
 
+#include "core/text.hpp"  // safe_repo_path
 #include "source/header_pack.hpp"
 #include "source/local_source.hpp"
 #include "source/source.hpp"
 
 namespace hfi {
 
-// A repository path that is safe to join below a cache folder: relative, no "..", no empty or
-// "." segment, no backslash or NUL. Paths come from the network, so this is checked before use.
-bool safe_repo_path(const std::string& path);
 
 class HubCache {
  public:
