@@ -56,9 +56,9 @@ std::string positional_item(const PositionalModel& positional) {
 }
 
 // What the program reads from the environment (lib/source/hub_settings.cpp, lib/source/hf_cache.cpp,
-// app/inspect.cpp) and nothing more.
+// app/inspect.cpp) and nothing more; test_completion.cpp finds each name the sources read in here.
 const char* const kEnvironment = R"(.SH ENVIRONMENT
-Of the variables the Hugging Face tools share, hfinspect reads these:
+hfinspect reads these variables, most of them shared with the Hugging Face tools:
 .TP
 .B HF_TOKEN
 The Hub access token when \fB\-\-token\fR is not given. Then \fBHUGGING_FACE_HUB_TOKEN\fR, then the
@@ -67,7 +67,7 @@ set (1, ON, YES or TRUE), none of them is read.
 .TP
 .B HF_HOME
 Where the Hugging Face files are (the token, the hub cache); default
-\fI$XDG_CACHE_HOME/huggingface\fR, else \fI~/.cache/huggingface\fR.
+\fI$XDG_CACHE_HOME/huggingface\fR, else \fI$HOME/.cache/huggingface\fR.
 .TP
 .B HF_HUB_CACHE
 The cache that repositories are read from and written to (also \fBHUGGINGFACE_HUB_CACHE\fR);
@@ -92,6 +92,9 @@ JSON files (default 10, as in huggingface_hub).
 .TP
 .B NO_COLOR
 Set: \fB\-\-color auto\fR prints no colours.
+.TP
+.B COLUMNS
+The width text is laid out for, 40 to 1000; else the terminal's, else 80.
 .TP
 .B CURL_CA_BUNDLE
 A CA bundle for TLS, for a TLS-inspecting proxy; else \fBREQUESTS_CA_BUNDLE\fR, else

@@ -120,18 +120,21 @@ TEST_CASE("the man page names every subcommand and every option of the root comm
     CHECK_THAT(page, Catch::Contains(section));
 }
 
-TEST_CASE("the man page describes every Hugging Face variable the program reads", "[completion]") {
-  // The variables are read by name, as string literals, in lib/ and app/.
+TEST_CASE("the man page describes every variable the program reads", "[completion]") {
+  // Variables are read by name in lib/ and app/: through getenv("NAME"), or as a Hugging Face name
+  // handed to the helpers of lib/source/hub_settings.cpp.
   const fs::path project = fs::path(HFINSPECT_FIXTURES_DIR).parent_path();
-  static const std::regex variable(R"re("((HF|HUGGING_FACE|HUGGINGFACE|TRANSFORMERS)_[A-Z_]+)")re");
+  static const std::regex variable(R"re(getenv\("([A-Za-z_]+)"\)|"((HF|HUGGING_FACE|HUGGINGFACE|TRANSFORMERS)_[A-Z_]+)")re");
   std::set<std::string> read;
   for (const char* dir : {"lib", "app"})
     for (const auto& entry : fs::recursive_directory_iterator(project / dir)) {
       if (entry.path().extension() != ".cpp" && entry.path().extension() != ".hpp") continue;
       std::string text = hfi::testing::slurp(entry.path());
-      for (std::sregex_iterator m(text.begin(), text.end(), variable), end; m != end; ++m) read.insert((*m)[1].str());
+      for (std::sregex_iterator m(text.begin(), text.end(), variable), end; m != end; ++m)
+        read.insert((*m)[1].matched ? (*m)[1].str() : (*m)[2].str());
     }
   REQUIRE(read.count("HF_TOKEN") == 1);
+  REQUIRE(read.count("NO_COLOR") == 1);
   std::string page = run("completion --man-page").out;
   std::string environment = page.substr(page.find(".SH ENVIRONMENT"), page.find(".SH EXIT STATUS") - page.find(".SH ENVIRONMENT"));
   for (const auto& name : read) CHECK_THAT(environment, Catch::Contains(name));
