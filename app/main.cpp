@@ -1,5 +1,5 @@
 // hfinspect's command line, as a table of contents: the commands, each defined and run in a file
-// of its own (inspect.cpp, check.cpp, diff.cpp, fit.cpp). Everything else lives in libhfinspect.
+// of its own (inspect.cpp, check.cpp, diff.cpp, fit.cpp, completion.cpp). Everything else lives in libhfinspect.
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
