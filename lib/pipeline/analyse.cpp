@@ -90,7 +90,7 @@ void note_repeated_keys(const Snapshot& snap, Report& r) {
 }
 
 // Whether tensors were read: safetensors headers, or a GGUF variant's tensor infos.
-bool tensors_read(const Report& r) { return r.params_source == ParamsSource::Safetensors || r.params_source == ParamsSource::Gguf; }
+bool tensors_read(const Report& r) { return counted_from_tensors(r.params_source); }
 
 // Copies what the files say as they are, and decodes the stored tensors.
 void read_files(const Snapshot& snap, Report& r) {

@@ -124,7 +124,7 @@ void stored_params_lines(std::string& out, const Style& st, const Report& r) {
 }
 
 void parameters_section(std::string& out, const Style& st, const Report& r) {
-  bool stored = r.params_source == ParamsSource::Safetensors || r.params_source == ParamsSource::Gguf;
+  bool stored = counted_from_tensors(r.params_source);
   if (stored) {
     stored_params_lines(out, st, r);
   } else if (r.params_source == ParamsSource::IndexTotalSize) {
@@ -247,7 +247,7 @@ void reconcile_section(std::string& out, const Style& st, const Report& r) {
                                    " tensors listed in the index, " + with_commas(r.index_reconcile->expected_tensors) + " expected by the " +
                                    r.family + " spec; " + with_commas(rc.missing.size()) + " missing, " +
                                    with_commas(rc.unexplained_tensors) + " unexplained");
-  if (r.params_source == ParamsSource::Safetensors || r.params_source == ParamsSource::Gguf)
+  if (counted_from_tensors(r.params_source))
     line(out, st, "Reconcile", status + ": " + with_commas(rc.matched_tensors) + " tensors matched the " + (r.family.empty() ? "(no)" : r.family) +
                                    " spec, " + with_commas(rc.unexplained_tensors) + " unexplained (" + with_commas(rc.unexplained_params) + " params)");
   for (const auto& name : rc.absent_by_design) line(out, st, "", st.dim(name + " not stored: tied to the input embedding"));

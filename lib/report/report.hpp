@@ -87,6 +87,9 @@ struct GgufSummary {
   std::vector<std::string> config_mismatches;  // against a config.json beside it
 };
 
+// Whether the totals were counted from stored tensors (safetensors headers or GGUF tensor infos).
+constexpr bool counted_from_tensors(ParamsSource source) { return source == ParamsSource::Safetensors || source == ParamsSource::Gguf; }
+
 struct Report;
 
 // One component of a pipeline (diffusers' model_index.json, sentence-transformers' modules.json).
