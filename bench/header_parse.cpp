@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/json.hpp"
+#include "core/json_dom.hpp"
 #include "formats/safetensors_header.hpp"
 
 namespace {

@@ -56,7 +56,7 @@ bool excluded(const std::vector<QuantDeclaration>& decls, std::string_view modul
     for (const auto& p : d.excluded)
       if (p.matches(name)) return true;
     for (const auto& rule : d.dynamic)
-      if (rule.skip && rule.compiled && std::regex_search(name, *rule.compiled)) return true;
+      if (rule.skip && rule.compiled && rule.compiled->found_in(name)) return true;
   }
   return false;
 }
@@ -67,7 +67,7 @@ std::pair<std::optional<uint32_t>, std::optional<uint32_t>> declared_bits_and_gr
   auto bits = d.bits;
   auto group = d.group_size;
   for (const auto& rule : d.dynamic)
-    if (!rule.skip && rule.compiled && std::regex_search(module.begin(), module.end(), *rule.compiled)) {
+    if (!rule.skip && rule.compiled && rule.compiled->found_in(module)) {
       if (rule.bits) bits = rule.bits;
       if (rule.group_size) group = rule.group_size;
       break;

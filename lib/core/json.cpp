@@ -1,4 +1,4 @@
-#include "core/json.hpp"
+#include "core/json_dom.hpp"
 
 #include <simdjson.h>
 

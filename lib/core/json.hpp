@@ -10,8 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include <simdjson.h>
-
 #include "core/error.hpp"
 
 namespace hfi {
@@ -83,21 +81,6 @@ struct JsonLimits {
 // added there.
 Result<Json> parse_json(std::string_view text, std::string_view file, JsonLimits limits = {},
                         std::vector<std::string>* repeated_keys = nullptr);
-
-// The simdjson DOM itself, for the few documents too large to copy into Json trees: shard headers
-// and indexes of big MoE checkpoints hold 100k entries. Same limits and error wording as
-// parse_json; the element is valid while this JsonDom lives and until its next parse.
-class JsonDom {
- public:
-  Result<simdjson::dom::element> parse(std::string_view text, std::string_view file, JsonLimits limits = {});
-
- private:
-  simdjson::dom::parser parser_;
-  std::string padded_;  // the document, then SIMDJSON_PADDING bytes the parser may read past it
-};
-
-// A non-negative whole number in the DOM: an integer, or a double with no fractional part.
-std::optional<uint64_t> whole_number(simdjson::dom::element e);
 
 // Appends `s` to `out` as a quoted JSON string.
 void append_json_string(std::string& out, std::string_view s);

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "core/checked.hpp"
+#include "core/json_dom.hpp"
 #include "core/flat_index.hpp"
 #include "core/json.hpp"
 

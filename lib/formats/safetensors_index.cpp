@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/flat_index.hpp"
-#include "core/json.hpp"
+#include "core/json_dom.hpp"
 #include "core/json_cursor.hpp"
 #include "core/text.hpp"
 

@@ -49,14 +49,6 @@ Result<std::optional<uint32_t>> small_count(const Json& obj, std::initializer_li
   return std::optional<uint32_t>{static_cast<uint32_t>(*n)};
 }
 
-std::shared_ptr<const std::regex> compile(const std::string& pattern) {
-  try {
-    return std::make_shared<const std::regex>(pattern, std::regex::ECMAScript | std::regex::optimize);
-  } catch (const std::regex_error&) {
-    return nullptr;
-  }
-}
-
 void add_patterns(QuantDeclaration& d, const Json* list, PatternSyntax syntax) {
   if (!list || !list->is_array()) return;
   for (const Json& item : list->items())
@@ -90,7 +82,7 @@ Result<QuantDeclaration> parse_gptq_like(QuantDeclaration d, const Json& qc, con
       DynamicRule rule;
       rule.skip = key.rfind("-:", 0) == 0;
       rule.regex = key.rfind("+:", 0) == 0 || rule.skip ? key.substr(2) : key;
-      rule.compiled = compile(rule.regex);
+      rule.compiled = Regex::compile(rule.regex);
       if (value.is_object()) {
         auto b = small_count(value, {"bits"}, file, false);
         auto g = small_count(value, {"group_size"}, file, true);
@@ -224,7 +216,7 @@ const char* quant_scheme_name(QuantScheme s) {
 ExcludedPattern make_excluded_pattern(std::string pattern, PatternSyntax syntax) {
   ExcludedPattern p;
   p.syntax = syntax;
-  if (syntax == PatternSyntax::RegexOrExact && pattern.rfind("re:", 0) == 0) p.regex = compile(pattern.substr(3));
+  if (syntax == PatternSyntax::RegexOrExact && pattern.rfind("re:", 0) == 0) p.regex = Regex::compile(pattern.substr(3));
   p.pattern = std::move(pattern);
   return p;
 }
@@ -235,7 +227,7 @@ bool ExcludedPattern::matches(const std::string& module) const {
       return !pattern.empty() && module.find(pattern) != std::string::npos;
     case PatternSyntax::RegexOrExact:
       if (pattern.rfind("re:", 0) == 0)
-        return regex && std::regex_search(module, *regex, std::regex_constants::match_continuous);
+        return regex && regex->matches_start(module);
       return module == pattern || module.ends_with("." + pattern);
     case PatternSyntax::Glob:
       return fnmatch(pattern.c_str(), module.c_str(), 0) == 0 || fnmatch((pattern + ".*").c_str(), module.c_str(), 0) == 0;

@@ -7,12 +7,12 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "core/regex.hpp"
 
 namespace hfi {
 
@@ -55,7 +55,7 @@ struct ExcludedPattern {
   std::string pattern;
   PatternSyntax syntax = PatternSyntax::Substring;
   // Compiled once for "re:" patterns; null when the regex does not compile (it then matches nothing).
-  std::shared_ptr<const std::regex> regex;
+  std::shared_ptr<const Regex> regex;
   bool matches(const std::string& module) const;
 };
 
@@ -65,7 +65,7 @@ ExcludedPattern make_excluded_pattern(std::string pattern, PatternSyntax syntax)
 // leaves them unquantized.
 struct DynamicRule {
   std::string regex;
-  std::shared_ptr<const std::regex> compiled;  // null when the regex does not compile
+  std::shared_ptr<const Regex> compiled;  // null when the regex does not compile
   bool skip = false;
   std::optional<uint32_t> bits, group_size;
 };

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/json.hpp"
+#include "core/json_dom.hpp"
 #include "formats/safetensors_header.hpp"
 #include "http/url.hpp"
 #include "source/hub_errors.hpp"

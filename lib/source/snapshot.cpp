@@ -6,6 +6,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "core/json_dom.hpp"
 #include "source/gguf_headers.hpp"
 #include "source/subdir_source.hpp"
 

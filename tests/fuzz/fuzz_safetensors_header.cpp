@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "core/json.hpp"
+#include "core/json_dom.hpp"
 #include "formats/safetensors_header.hpp"
 #include "support/parse_summary.hpp"
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/json.hpp"
+#include "core/json_dom.hpp"
 #include "core/json_cursor.hpp"
 #include "support/bytes.hpp"
 #include "support/fixture_repo.hpp"
