@@ -86,6 +86,7 @@ class CurlTransport final : public Transport {
   CurlTransport& operator=(const CurlTransport&) = delete;
 
   void run(std::vector<Request> requests, std::string_view what, const OnDone& on_done) override {
+    ++runs_;
     Run run(*this, what, on_done);
     for (auto& r : requests) run.send(std::move(r));
     run.drive();
@@ -93,6 +94,8 @@ class CurlTransport final : public Transport {
   size_t requests_sent() const override { return sent_; }
 
  private:
+  size_t runs_ = 0;
+  uint64_t bytes_in_ = 0;
   friend class Run;
 
   // libcurl's requests of the loop: which sockets to watch, and when to call it back regardless.
@@ -214,8 +217,10 @@ void Run::run_completions() {
 
 void Run::complete(Transfer& transfer) {
   ++done_;
+  transport_.bytes_in_ += transfer.response.body.size();  // before the handler may take the body
   if (on_done_) on_done_(transfer.index, transfer.response, *this);  // may send follow-ups
-  if (transport_.options_.progress) transport_.options_.progress({what_, done_, transfers_.size()});
+  if (transport_.options_.progress)
+    transport_.options_.progress({what_, done_, transfers_.size(), transport_.runs_, transport_.bytes_in_});
 }
 
 // Every request, follow-ups included, fails as a transport error would.

@@ -73,6 +73,8 @@ struct Progress {
   std::string_view what;  // the batch's label, e.g. "shard headers"
   size_t done = 0;
   size_t total = 0;
+  size_t round = 0;         // which run of this transport, from 1: each is a latency round or more
+  uint64_t bytes_in = 0;    // response bodies received so far, over every run of the transport
 };
 
 // A request about to be tried again, for the user to see why a run is slow.
