@@ -13,6 +13,7 @@
 #include "http/http.hpp"
 #include "http/url.hpp"
 #include "pipeline/inspect.hpp"
+#include "report/format.hpp"
 #include "source/hub_settings.hpp"
 
 namespace hfi::cli {
@@ -23,7 +24,8 @@ std::function<void(const http::Progress&)> progress_line() {
   if (!isatty(STDERR_FILENO) || env_flag("HF_HUB_DISABLE_PROGRESS_BARS")) return {};
   return [](const http::Progress& p) {
     if (p.total < 2) return;
-    std::fprintf(stderr, "\rhfinspect: reading %.*s %zu/%zu", static_cast<int>(p.what.size()), p.what.data(), p.done, p.total);
+    std::fprintf(stderr, "\r\033[Khfinspect: round %zu, %.*s %zu/%zu, %s in", p.round, static_cast<int>(p.what.size()), p.what.data(),
+                 p.done, p.total, short_bytes(p.bytes_in).c_str());
     if (p.done == p.total) std::fprintf(stderr, "\r\033[K");
     std::fflush(stderr);
   };
@@ -46,7 +48,10 @@ HubSettings hub_settings(const FetchFlags& flags) {
     settings.token = flags.token;
     settings.token_source = "--token";
   }
-  if (flags.timeout_s > 0) settings.timeout_s = settings.metadata_timeout_s = flags.timeout_s;
+  if (flags.timeout_s > 0) {
+    settings.timeout_s = settings.metadata_timeout_s = flags.timeout_s;
+    settings.timeout_error.reset();  // the variables are not read then
+  }
   if (flags.retries >= 0) settings.retries = flags.retries;
   if (flags.deadline_s > 0) settings.deadline_s = flags.deadline_s;
   return settings;
@@ -54,6 +59,7 @@ HubSettings hub_settings(const FetchFlags& flags) {
 
 Result<std::unique_ptr<http::Transport>> make_transport(const HubSettings& settings, bool verbose) {
   if (auto token = check_token(settings); !token) return token.error();
+  if (settings.timeout_error) return *settings.timeout_error;
   http::ClientOptions client;
   client.token = settings.token;
   client.token_origin = http::origin_of(settings.endpoint);
@@ -127,6 +133,18 @@ void define_common_flags(CLI::App& app, CommonFlags& flags) {
         flags.fetch.verbose = true;
       },
       "log what is read, and every retry, to stderr");
+}
+
+std::string unread_option(const CLI::App& app, std::string_view read) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->count() == 0) continue;
+    std::string name = option->get_name();
+    bool listed = false;
+    for (size_t at = read.find(name); at != std::string_view::npos; at = read.find(name, at + 1))
+      listed = listed || ((at == 0 || read[at - 1] == ' ') && (at + name.size() == read.size() || read[at + name.size()] == ' '));
+    if (!listed) return name;
+  }
+  return "";
 }
 
 size_t terminal_width() {

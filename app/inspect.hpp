@@ -48,6 +48,10 @@ size_t terminal_width();
 void add_format_aliases(CLI::App& command, std::string& format);
 
 void define_common_flags(CLI::App& app, CommonFlags& flags);
+// The first option of `app` given on the command line whose name is not in `read` (names separated
+// by spaces), or "": with fallthrough a subcommand sees the top level's options, and one it does not
+// read must be refused rather than ignored.
+std::string unread_option(const CLI::App& app, std::string_view read);
 void define_inspect(CLI::App& app, InspectFlags& flags);
 int run_inspect(const InspectFlags& flags, const CommonFlags& common, spdlog::logger& log);
 

@@ -25,33 +25,42 @@ struct Flags {
   hfi::cli::CompletionFlags completion;
 };
 
+// The shared flags (define_common_flags) that a command reads; any other given to it is refused.
+constexpr const char* kFetchAndReportFlags =
+    "--revision --base --offline --token --timeout --deadline --retries --verbose --ctx --batch --kv-dtype --variant";
+constexpr const char* kEveryFlag =
+    "--revision --base --offline --token --timeout --deadline --retries --verbose --ctx --batch --kv-dtype --variant --color";
+
 struct Command {
   const char* name;  // empty: the default command, `hfinspect TARGET`
   const char* summary;
+  const char* shared_flags_read;
   void (*define)(CLI::App& app, Flags& flags);
   int (*run)(Flags& flags, spdlog::logger& log);
 };
 
 const Command kCommands[] = {
-    {"", "what a Hugging Face model is made of, from its metadata alone",
+    {"", "what a Hugging Face model is made of, from its metadata alone", kEveryFlag,
      [](CLI::App& app, Flags& f) { hfi::cli::define_inspect(app, f.inspect); },
      [](Flags& f, spdlog::logger& log) { return hfi::cli::run_inspect(f.inspect, f.common, log); }},
     {"check", "for CI: exit 1 when a target holds findings of the selected kinds that the baseline does not accept",
+     kFetchAndReportFlags,
      [](CLI::App& app, Flags& f) { hfi::cli::define_check(app, f.check); },
      [](Flags& f, spdlog::logger& log) {
        return hfi::cli::run_check(f.check, f.common.fetch, f.common.report_options(), log);
      }},
     {"diff", "what changed between two models (config fields, figures, tensor patterns); "
              "with one target, against its nearest bundled reference config",
+     kEveryFlag,
      [](CLI::App& app, Flags& f) { hfi::cli::define_diff(app, f.diff); },
      [](Flags& f, spdlog::logger& log) {
        f.diff.color = f.common.use_color();
        return hfi::cli::run_diff(f.diff, f.common.fetch, f.common.report_options(), log);
      }},
-    {"fit", "will it fit: weights, KV cache and how much context and batch on these GPUs (TP, PP, EP)",
+    {"fit", "will it fit: weights, KV cache and how much context and batch on these GPUs (TP, PP, EP)", kFetchAndReportFlags,
      [](CLI::App& app, Flags& f) { hfi::cli::define_fit(app, f.fit); },
      [](Flags& f, spdlog::logger& log) { return hfi::cli::run_fit(f.fit, f.common, log); }},
-    {"completion", "print a completion script for bash, zsh or fish: source <(hfinspect completion bash)",
+    {"completion", "print a completion script for bash, zsh or fish: source <(hfinspect completion bash)", "",
      [](CLI::App& app, Flags& f) { hfi::cli::define_completion(app, f.completion); },
      [](Flags& f, spdlog::logger&) { return hfi::cli::run_completion(f.completion); }},
 };
@@ -77,8 +86,13 @@ int main(int argc, char** argv) {
   auto log = spdlog::stderr_color_mt("hfinspect");
   log->set_level(flags.common.verbose ? spdlog::level::info : spdlog::level::warn);
   log->set_pattern("hfinspect: %v");
-  for (size_t i = std::size(kCommands); i-- > 1;)
-    if (parsers[i]->parsed()) return hfi::cli::flushed(kCommands[i].run(flags, *log));
+  for (size_t i = std::size(kCommands); i-- > 1;) {
+    if (!parsers[i]->parsed()) continue;
+    if (auto unused = hfi::cli::unread_option(app, kCommands[i].shared_flags_read); !unused.empty())
+      return hfi::cli::fail({hfi::ErrorKind::Usage, unused, "", std::string("is not read by hfinspect ") + kCommands[i].name,
+                             "drop it; `hfinspect " + std::string(kCommands[i].name) + " --help` lists what it reads"});
+    return hfi::cli::flushed(kCommands[i].run(flags, *log));
+  }
   if (flags.inspect.target.empty()) {
     std::fprintf(stderr, "%s", app.help().c_str());
     return 2;

@@ -58,10 +58,16 @@ HubSettings hub_settings_from_environment() {
       if (!s.token.empty()) s.token_source = "the token file " + file.string();
     }
   }
-  if (auto t = parse_decimal(trim(env("HF_HUB_DOWNLOAD_TIMEOUT"))); t && *t > 0 && *t <= 3600)
-    s.timeout_s = static_cast<long>(*t);
-  if (auto t = parse_decimal(trim(env("HF_HUB_ETAG_TIMEOUT"))); t && *t > 0 && *t <= 3600)
-    s.metadata_timeout_s = static_cast<long>(*t);
+  for (auto [name, seconds] : {std::pair{"HF_HUB_DOWNLOAD_TIMEOUT", &s.timeout_s}, std::pair{"HF_HUB_ETAG_TIMEOUT", &s.metadata_timeout_s}}) {
+    std::string text = trim(env(name));
+    if (text.empty()) continue;  // unset or empty: the default, as in huggingface_hub
+    if (auto t = parse_decimal(text); t && *t > 0 && *t <= 3600) {
+      *seconds = static_cast<long>(*t);
+    } else if (!s.timeout_error) {
+      s.timeout_error = Error{ErrorKind::Usage, name, "", "'" + printable(text.substr(0, 40)) + "' is not a timeout",
+                              "give whole seconds from 1 to 3600, or unset it for the default of 10"};
+    }
+  }
   for (const char* name : {"CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE"})
     if (std::string v = env(name); !v.empty()) {
       s.ca_bundle = v;

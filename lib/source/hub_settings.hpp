@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "core/error.hpp"
@@ -29,6 +30,9 @@ struct HubSettings {
   // sequential rounds, while a server that holds every request still ends the run.
   long run_deadline_s() const { return deadline_s > 0 ? deadline_s : 24 * timeout_s; }
   std::string ca_bundle;
+  // A timeout variable set to something other than whole seconds from 1 to 3600 (huggingface_hub
+  // stops on such a value too): a usage error once the network is used, naming the variable.
+  std::optional<Error> timeout_error;
 };
 
 // "1", "ON", "YES", "TRUE" in any case, as huggingface_hub reads flags.

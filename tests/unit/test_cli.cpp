@@ -1,5 +1,6 @@
 // Runs the real hfinspect binary: exit codes, error messages, local and offline-cache sources.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -431,4 +432,56 @@ TEST_CASE("check: tensors an index lists that the spec does not know are finding
   CHECK(rec.find("missing")->items()[0].find("params")->as_uint() == 4096u * 14336u);  // Llama-3.1-8B's up_proj
   auto text = run(dir.string());
   CHECK_THAT(text.out, Catch::Contains("1 missing, 32 unexplained"));
+}
+
+TEST_CASE("a timeout variable that is not whole seconds is a usage error naming it, before any request") {
+  for (const char* variable : {"HF_HUB_ETAG_TIMEOUT", "HF_HUB_DOWNLOAD_TIMEOUT"})
+    for (const char* value : {"abc", "-1", "0", "10.5", "1e3", "3601", "99999999999999999999"}) {
+      auto r = run("Qwen/Qwen3-8B", std::string(variable) + "='" + value + "'");
+      INFO(variable << "=" << value << ": " << r.err);
+      CHECK(r.code == 2);
+      CHECK_THAT(r.err, Catch::Contains(variable) && Catch::Contains(std::string("'") + value + "' is not a timeout"));
+    }
+  // Empty is unset (huggingface_hub's reading); with --timeout the variables are not read at all.
+  // Either way the run goes on to the network: here a closed port, exit 4.
+  CHECK(run("Qwen/Qwen3-8B --retries 0", "HF_HUB_ETAG_TIMEOUT=").code == 4);
+  CHECK(run("Qwen/Qwen3-8B --retries 0 --timeout 5", "HF_HUB_ETAG_TIMEOUT=abc").code == 4);
+}
+
+TEST_CASE("COLUMNS that is not a usable width falls back to 80, the width when piped") {
+  const std::string target = hfi::testing::fixtures_dir().string() + "/Qwen/Qwen3-8B";
+  auto piped = run(target);
+  REQUIRE(piped.code == 0);
+  for (const char* value : {"abc", "0", "-80", "39", "1001", "99999999999999999999", "80x"}) {
+    auto r = run(target, std::string("COLUMNS='") + value + "'");
+    INFO("COLUMNS=" << value);
+    CHECK(r.code == 0);
+    CHECK(r.out == piped.out);
+  }
+  std::istringstream lines(piped.out);
+  for (std::string line; std::getline(lines, line);) {
+    INFO(line);
+    // Columns are code points here: the report's non-ASCII characters (→, ×, ·) are one column each.
+    CHECK(std::count_if(line.begin(), line.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }) <= 80);
+  }
+}
+
+TEST_CASE("a flag the command does not read is refused, never ignored") {
+  const std::string target = hfi::testing::fixtures_dir().string() + "/Qwen/Qwen3-8B";
+  struct Case {
+    std::string args, flag;
+  };
+  for (const Case& c : {Case{"completion bash --ctx 4k", "--ctx"}, Case{"completion bash --offline", "--offline"},
+                        Case{"completion bash --json", "--json"}, Case{"check " + target + " --color always", "--color"},
+                        Case{"fit " + target + " --color never", "--color"}}) {
+    auto r = run(c.args);
+    INFO(c.args << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains(c.flag) && Catch::Contains("is not read by hfinspect"));
+  }
+  // The flags each command does read still work, before or after the target.
+  const std::string checked = hfi::testing::fixtures_dir().string() + "/meta-llama/Llama-3.1-8B";  // index and config: 0 findings
+  CHECK(run("--offline check " + checked + " --ctx 4k").code == 0);
+  CHECK(run("diff " + target + " " + target + " --color never --ctx 8k").code == 0);
+  CHECK(run("completion bash").code == 0);
 }

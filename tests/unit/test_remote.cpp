@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "core/json.hpp"
@@ -658,9 +659,20 @@ TEST_CASE("a progress line on stderr only when it is a terminal", "[remote]") {
   int status = std::system(("script -qec '" + command + "' /dev/null >" + out.string() + " 2>&1 </dev/null").c_str());
   REQUIRE(status == 0);
   std::string shown = hfi::testing::slurp(out);
-  // One run of the fetch plan: the repository info, the six metadata files, the single-file
-  // probe and the 163 shard headers.
-  CHECK_THAT(shown, Catch::Contains("reading repository files 171/171"));
+  // One run of the fetch plan, so one round: the repository info, the six metadata files, the
+  // single-file probe and the 163 shard headers.
+  const std::string done = "round 1, repository files 171/171, ";
+  auto at = shown.rfind(done);
+  REQUIRE(at != std::string::npos);
+  // The bytes in hold at least every shard's 8-byte length and JSON header: the fixture's header
+  // files come to 11,888,431 bytes, 11.34 MiB.
+  std::istringstream figure(shown.substr(at + done.size(), 16));
+  double amount = 0;
+  std::string unit;
+  figure >> amount >> unit;
+  CHECK(unit == "MiB");
+  CHECK(amount >= 11.34);
+  CHECK(amount < 64);
   CHECK_THAT(shown, Catch::Contains("\"total\": 684489845504"));
 }
 
