@@ -117,13 +117,18 @@ ReportDiff diff_reports(const Report& a, const Report& b) {
   figure("kv.recurrent_state_bytes", a.kv.recurrent_state_bytes, b.kv.recurrent_state_bytes);
   figure("flops.fixed", a.flops.fixed, b.flops.fixed);
 
-  // Both specs: compare what the configs predict (logical shapes, no quantization scales), which
-  // is what a reader compares; otherwise what the checkpoints hold.
+  // Headers on both sides: compare what the checkpoints hold (logical tensors: quantization
+  // scales folded in), so a tensor the config does not predict (an adapter's lora_A, a reshaped
+  // norm) shows. Otherwise compare what the configs predict, each side from its spec when it has
+  // no headers.
+  bool stored_a = !a.storage.logical.empty(), stored_b = !b.storage.logical.empty();
   bool spec_a = a.spec.has_value(), spec_b = b.spec.has_value();
-  bool both_specs = spec_a && spec_b;
-  d.structure_source = both_specs ? "specs" : (!spec_a && !spec_b) ? "checkpoints" : "mixed";
-  auto pa = patterns(a, both_specs || (spec_a && a.storage.logical.empty()));
-  auto pb = patterns(b, both_specs || (spec_b && b.storage.logical.empty()));
+  bool both_stored = stored_a && stored_b;
+  bool use_spec_a = !both_stored && spec_a && (spec_b || !stored_a);
+  bool use_spec_b = !both_stored && spec_b && (spec_a || !stored_b);
+  d.structure_source = both_stored ? "checkpoints" : (use_spec_a && use_spec_b) ? "specs" : (!use_spec_a && !use_spec_b) ? "checkpoints" : "mixed";
+  auto pa = patterns(a, use_spec_a);
+  auto pb = patterns(b, use_spec_b);
   for (const auto& [p, side] : pa) {
     auto it = pb.find(p);
     if (it == pb.end()) d.patterns_removed.push_back({p, side, std::nullopt});

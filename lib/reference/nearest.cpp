@@ -69,7 +69,8 @@ std::optional<NearestReference> nearest_reference(const ModelConfig& config, std
   for (const auto& ref : reference_configs()) {
     if (ref.repo == self_repo) continue;
     auto parsed = ModelConfig::parse(ref.text, "config.json");
-    if (!parsed || parsed->root() == config.root()) continue;
+    if (!parsed) continue;
+    if (parsed->root() == config.root()) return NearestReference{std::string(ref.repo), 0, "the same config.json, field for field"};
     double d = config_distance(config, *parsed);
     if (!best || d < best->distance) {
       std::string reason = parsed->text_model_type() == config.text_model_type()

@@ -31,8 +31,9 @@ struct NearestReference {
 // present in one config only. Symmetric; 0 for identical structure.
 double config_distance(const ModelConfig& a, const ModelConfig& b);
 
-// The nearest bundled config to `config`, skipping references with the same repository id as
-// `self_repo` or with the same content (a repo is not its own relative). nullopt if none parse.
+// The nearest bundled config to `config`, skipping the reference with the same repository id as
+// `self_repo` (a repo is not its own relative). A reference with the same content is the answer,
+// at distance 0: a local copy of a published config finds where it came from. nullopt if none parse.
 std::optional<NearestReference> nearest_reference(const ModelConfig& config, std::string_view self_repo);
 
 // A config-only snapshot of a bundled reference, as if read from a folder holding just its

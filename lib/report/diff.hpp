@@ -41,7 +41,7 @@ struct FigureChange {
 struct ReportDiff {
   std::string a_name, b_name;
   std::string a_type, b_type;      // model_type (language model's in parentheses when different)
-  std::string structure_source;   // "specs" (both configs), "checkpoints" or "mixed"
+  std::string structure_source;   // "checkpoints" (headers on both sides), "specs" (configs) or "mixed"
   std::vector<FieldChange> changed, added, removed;
   std::vector<FigureChange> figures;
   std::vector<PatternChange> patterns_added, patterns_removed, patterns_reshaped;

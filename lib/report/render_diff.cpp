@@ -1,5 +1,6 @@
 // Renderers for `hfinspect diff`: text for people, JSON for scripts, Markdown for PR comments. Each
 // is a list of section functions, in output order.
+#include <algorithm>
 #include <cstdio>
 
 #include "report/diff.hpp"
@@ -61,8 +62,17 @@ void text_header(std::string& out, const Style& st, const ReportDiff& d) {
   if (d.nearest_reason) out += st.dim("  B is A's nearest bundled reference: " + *d.nearest_reason) + "\n";
 }
 
+bool figures_differ(const ReportDiff& d) {
+  return std::any_of(d.figures.begin(), d.figures.end(), [](const FigureChange& f) { return f.a != f.b; });
+}
+bool config_differs(const ReportDiff& d) { return !d.changed.empty() || !d.added.empty() || !d.removed.empty(); }
+bool structure_differs(const ReportDiff& d) {
+  return !d.patterns_reshaped.empty() || !d.patterns_added.empty() || !d.patterns_removed.empty();
+}
+
+// A section with nothing to list is one line saying so, never a heading over nothing.
 void text_figures(std::string& out, const Style& st, const ReportDiff& d) {
-  out += "\n" + st.bold("Figures") + "\n";
+  out += "\n" + st.bold("Figures") + (figures_differ(d) ? "" : st.dim("  (identical)")) + "\n";
   for (const auto& f : d.figures) {
     if (f.a == f.b) continue;
     out += "  " + f.name + ": " + with_commas(f.a) + " → " + with_commas(f.b) + "  " + st.dim(signed_count(f.a, f.b) + ratio(f.a, f.b)) + "\n";
@@ -70,6 +80,10 @@ void text_figures(std::string& out, const Style& st, const ReportDiff& d) {
 }
 
 void text_config(std::string& out, const Style& st, const ReportDiff& d) {
+  if (!config_differs(d)) {
+    out += "\n" + st.bold("Config fields") + st.dim("  (identical)") + "\n";
+    return;
+  }
   out += "\n" + st.bold("Config fields") +
          st.dim("  (" + std::to_string(d.changed.size()) + " changed, " + std::to_string(d.added.size()) + " added, " +
                 std::to_string(d.removed.size()) + " removed)") +
@@ -81,7 +95,9 @@ void text_config(std::string& out, const Style& st, const ReportDiff& d) {
 
 void text_structure(std::string& out, const Style& st, const ReportDiff& d) {
   out += "\n" + st.bold("Tensor structure") +
-         st.dim("  (from " + d.structure_source + "; " + std::to_string(d.patterns_same) + " patterns identical)") + "\n";
+         st.dim("  (from " + d.structure_source + "; " + (structure_differs(d) ? "" : "all ") + std::to_string(d.patterns_same) +
+                " patterns identical)") +
+         "\n";
   auto params = [&](const PatternChange& c) { return "  " + st.dim(delta_text(param_delta(c)) + " params") + "\n"; };
   for (const auto& c : d.patterns_reshaped) out += "  ~ " + c.pattern + ": " + shapes_text(*c.a) + " → " + shapes_text(*c.b) + params(c);
   for (const auto& c : d.patterns_added) out += "  " + st.good("+ " + c.pattern) + ": " + shapes_text(*c.b) + params(c);
@@ -136,18 +152,30 @@ void markdown_header(std::string& out, const ReportDiff& d) {
 }
 
 void markdown_figures(std::string& out, const ReportDiff& d) {
+  if (!figures_differ(d)) {
+    out += "Figures: identical.\n";
+    return;
+  }
   out += "| figure | A | B |\n|---|---:|---:|\n";
   for (const auto& f : d.figures)
     if (f.a != f.b) out += "| " + f.name + " | " + with_commas(f.a) + " | " + with_commas(f.b) + " |\n";
 }
 
 void markdown_config(std::string& out, const ReportDiff& d) {
+  if (!config_differs(d)) {
+    out += "\nConfig fields: identical.\n";
+    return;
+  }
   out += "\n| config field | A | B |\n|---|---|---|\n";
   for (const auto* list : {&d.changed, &d.added, &d.removed})
     for (const auto& f : *list) out += "| `" + f.key + "` | `" + value_text(f.a) + "` | `" + value_text(f.b) + "` |\n";
 }
 
 void markdown_structure(std::string& out, const ReportDiff& d) {
+  if (!structure_differs(d)) {
+    out += "\nTensor structure (from " + d.structure_source + "): all " + std::to_string(d.patterns_same) + " patterns identical.\n";
+    return;
+  }
   out += "\n| tensor pattern | A | B | Δ params |\n|---|---|---|---:|\n";
   for (const auto* list : {&d.patterns_reshaped, &d.patterns_added, &d.patterns_removed})
     for (const auto& c : *list)

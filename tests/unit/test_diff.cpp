@@ -2,9 +2,11 @@
 // hand (fixtures/Qwen/Qwen3-8B/config.json, fixtures/Qwen/Qwen3-30B-A3B/config.json, ...), not
 // taken from a run of the tool.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
+#include "reference/reference_configs.hpp"
 #include "support/fixture_repo.hpp"
 #include "support/run_cli.hpp"
 
@@ -63,11 +65,38 @@ TEST_CASE("diff A alone: a lightly edited Llama-3.1-8B config finds Llama-3.1-8B
   CHECK_THAT(r.out, Catch::Contains("(1 changed, 0 added, 0 removed)"));
   CHECK_THAT(r.out, !Catch::Contains(" 0 patterns identical"));
 
-  // A bundled model is not its own relative: Llama-3.1-8B's nearest is another config.
-  auto self = run_cli("diff " + fixture("meta-llama/Llama-3.1-8B") + " --color never");
-  REQUIRE(self.code == 0);
-  CHECK_THAT(self.out, !Catch::Contains("B  meta-llama/Llama-3.1-8B"));
   CHECK(run_cli("diff").code == 2);
+}
+
+TEST_CASE("diff A alone: a copy of a published config finds where it came from; a repository is not its own relative") {
+  // A folder holding Llama-3.1-8B's config.json, byte for byte, under another name.
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "diff" / "llama-copy";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B/config.json", dir / "config.json");
+  auto copy = run_cli("diff " + dir.string() + " --color never");
+  REQUIRE(copy.code == 0);
+  CHECK_THAT(copy.out, Catch::Contains("B  meta-llama/Llama-3.1-8B"));
+  CHECK_THAT(copy.out, Catch::Contains("the same config.json, field for field"));
+
+  // Asked as the repository itself, the nearest is another model.
+  auto config = hfi::ModelConfig::parse(hfi::testing::slurp(dir / "config.json"), "config.json");
+  REQUIRE(config);
+  auto nearest = hfi::nearest_reference(*config, "meta-llama/Llama-3.1-8B");
+  REQUIRE(nearest);
+  CHECK(nearest->repo != "meta-llama/Llama-3.1-8B");
+  CHECK(nearest->distance > 0);
+}
+
+TEST_CASE("the bundled references are top-level published configs, never the constructed quantized ones") {
+  for (const auto& ref : hfi::reference_configs()) {
+    INFO(ref.repo);
+    CHECK(std::count(ref.repo.begin(), ref.repo.end(), '/') == 1);
+    CHECK(!ref.repo.starts_with("quantized/"));
+    CHECK(!ref.repo.starts_with("tools/"));
+  }
+  // The deliberately broken checkpoints exist, and none of them is offered.
+  CHECK(fs::exists(hfi::testing::fixtures_dir() / "quantized/broken/scale-shape-llama-3.1-8b/config.json"));
 }
 
 TEST_CASE("diff DeepSeek-V3 Mistral-Small-4: the differences a reader finds in the two configs") {
@@ -93,8 +122,10 @@ TEST_CASE("diff DeepSeek-V3 Mistral-Small-4: the differences a reader finds in t
   CHECK_THAT(out, Catch::Contains("+ rope_parameters.llama_4_scaling_beta = 0.1"));
   CHECK_THAT(out, Catch::Contains("- model.layers.{i}.mlp.down_proj.weight: [7168, 18432] ×3"));  // the 3 dense layers
   CHECK_THAT(out, !Catch::Contains("torch_dtype"));  // torch_dtype and dtype compare as one field
-  // One target: DeepSeek-V3 is Mistral Small 4's nearest bundled relative (MLA + MoE).
-  auto alone = run_cli("diff " + fixture("mistralai/Mistral-Small-4-119B-2603") + " --color never");
-  REQUIRE(alone.code == 0);
-  CHECK_THAT(alone.out, Catch::Contains("B  deepseek-ai/DeepSeek-V3"));
+  // DeepSeek-V3 is Mistral Small 4's nearest bundled relative (MLA + MoE), itself aside.
+  auto config = hfi::ModelConfig::parse(hfi::testing::slurp(fixture("mistralai/Mistral-Small-4-119B-2603") + "/config.json"), "config.json");
+  REQUIRE(config);
+  auto nearest = hfi::nearest_reference(*config, "mistralai/Mistral-Small-4-119B-2603");
+  REQUIRE(nearest);
+  CHECK(nearest->repo == "deepseek-ai/DeepSeek-V3");
 }
