@@ -129,3 +129,32 @@ TEST_CASE("diff DeepSeek-V3 Mistral-Small-4: the differences a reader finds in t
   REQUIRE(nearest);
   CHECK(nearest->repo == "deepseek-ai/DeepSeek-V3");
 }
+
+TEST_CASE("diff with headers on both sides compares what is stored: an added lora_A and a reshaped norm show") {
+  // Two copies of SmolLM2-135M's checkpoint; B's header gains a LoRA tensor after the data and
+  // stores model.norm.weight as [1, 576] (the same 1,152 bytes). Their configs are the same file.
+  const fs::path fixture_dir = hfi::testing::fixtures_dir() / "HuggingFaceTB/SmolLM2-135M";
+  fs::path a = hfi::testing::fresh_work_dir("diff-stored-a"), b = hfi::testing::fresh_work_dir("diff-stored-b");
+  for (const fs::path& dir : {a, b}) fs::copy_file(fixture_dir / "config.json", dir / "config.json");
+  std::string header = hfi::testing::slurp(fixture_dir / "model.safetensors.header.json");
+  const uint64_t end = hfi::testing::max_data_offset(header);
+  hfi::testing::write_sparse_safetensors(a / "model.safetensors", header, end);
+
+  const std::string norm = R"("model.norm.weight":{"dtype":"BF16","shape":[576])";
+  auto at = header.find(norm);
+  REQUIRE(at != std::string::npos);
+  header.replace(at, norm.size(), R"("model.norm.weight":{"dtype":"BF16","shape":[1,576])");
+  const uint64_t lora_bytes = 8 * 576 * 2;  // [8, 576] in BF16
+  header.insert(header.size() - 1, R"(,"model.layers.0.self_attn.q_proj.lora_A.weight":{"dtype":"BF16","shape":[8,576],"data_offsets":[)" +
+                                       std::to_string(end) + "," + std::to_string(end + lora_bytes) + "]}");
+  hfi::testing::write_sparse_safetensors(b / "model.safetensors", header, end + lora_bytes);
+
+  auto r = run_cli("diff " + a.string() + " " + b.string() + " --color never");
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("from checkpoints"));
+  CHECK_THAT(r.out, Catch::Contains("Config fields  (identical)"));
+  CHECK_THAT(r.out, Catch::Contains("~ model.norm.weight: [576]") && Catch::Contains("→ [1, 576]"));
+  CHECK_THAT(r.out, Catch::Contains("+ model.layers.{i}.self_attn.q_proj.lora_A.weight: [8, 576]"));
+  CHECK_THAT(r.out, Catch::Contains("params.total: 134,515,008 → 134,519,616"));  // + 8 × 576
+}
