@@ -127,7 +127,7 @@ std::map<std::string, hfi::testhub::VirtualFile> long_header_repo() {
 
 }  // namespace
 
-TEST_CASE("every fixture gives the same JSON report through the hub as from its directory", "[remote]") {
+TEST_CASE("every fixture gives the same JSON report through the hub as from its directory", "[remote][scale]") {
   TestHub hub(fixture_hub());
   auto repos = fixture_repos();
   REQUIRE(repos.size() >= 11);
