@@ -33,7 +33,7 @@ std::string short_count(uint64_t v) {
 }
 
 std::string short_flops(uint64_t v) {
-  static const char* const units[] = {"", "K", "M", "G", "T", "P"};
+  static const char* const units[] = {"FLOP", "KFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP"};
   return scaled(static_cast<double>(v), units, 6, 1000.0);
 }
 

@@ -12,7 +12,7 @@ namespace hfi {
 
 std::string with_commas(uint64_t v);      // 8030261248 -> "8,030,261,248"
 std::string short_count(uint64_t v);      // 8030261248 -> "8.03 billion"
-std::string short_flops(uint64_t v);      // 15009849344 -> "15.01 G"
+std::string short_flops(uint64_t v);      // 15009849344 -> "15.01 GFLOP", 0 -> "0 FLOP"
 std::string short_bytes(uint64_t v);      // binary units: "14.96 GiB"
 std::string shape_text(std::span<const uint64_t> s);  // "[4096, 128]"
 std::string first_and_others(const std::vector<std::string>& names);  // "a.bin", "a.bin and others"

@@ -17,7 +17,10 @@ using text::pad_left;
 using text::pad_right;
 using text::percent;
 
-void gap(std::string& out, const Style&, const Report&) { out += "\n"; }
+// A blank line between groups of sections; a group that printed nothing leaves no second one.
+void gap(std::string& out, const Style&, const Report&) {
+  if (!out.ends_with("\n\n")) out += "\n";
+}
 
 void title_section(std::string& out, const Style& st, const Report& r) {
   std::string title = r.repo_id.empty() ? r.location : r.repo_id;
@@ -163,7 +166,7 @@ void kv_cache_lines(std::string& out, const Style& st, const Report& r) {
 void runtime_section(std::string& out, const Style& st, const Report& r) {
   const bool figures = r.spec || r.kv.inferred;
   if (figures) {
-    line(out, st, "Compute", short_flops(r.flops.fixed) + "FLOP/token fixed + " + short_flops(r.flops.attention) + "FLOP/token attention at " +
+    line(out, st, "Compute", short_flops(r.flops.fixed) + "/token fixed + " + short_flops(r.flops.attention) + "/token attention at " +
                                  with_commas(r.flops.context) + " context");
     kv_cache_lines(out, st, r);
   }
@@ -352,6 +355,8 @@ void pipeline_section(std::string& out, const Style& st, const Report& r) {
     if (c.report && c.report->params_source != ParamsSource::None) {
       std::string dtypes;
       for (const auto& [name, n] : c.report->params.by_dtype) dtypes += (dtypes.empty() ? "" : ", ") + name;
+      if (c.report->params_source != ParamsSource::Safetensors && c.report->params_source != ParamsSource::Gguf)
+        dtypes = st.dim(std::string("(") + params_source_name(c.report->params_source) + ")");  // no tensors read: an estimate
       row += pad_left(short_count(c.report->params.total), 15) + pad_left(short_bytes(c.report->memory.weight_bytes), 11) + "  " + dtypes;
     } else {
       row += st.dim(pad_left("-", 15) + pad_left("-", 11));
