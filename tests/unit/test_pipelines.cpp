@@ -74,8 +74,19 @@ TEST_CASE("CompVis/stable-diffusion-v1-4: each component's published count, and 
   CHECK(by_dtype(*text.report, "I64") == 77);
   CHECK_FALSE(component(r, "scheduler").report);
   CHECK_FALSE(component(r, "tokenizer").report);
-  CHECK(r.params.total == 859'520'964ull + 83'653'863ull + 123'060'480ull + 77);
-  CHECK(r.memory.weight_bytes == unet.report->memory.weight_bytes + vae.report->memory.weight_bytes + text.report->memory.weight_bytes);
+  // The fixture holds the safety checker's config alone, so its count comes from the formula:
+  // diffusers' StableDiffusionSafetyChecker keeps CLIP ViT-L/14's vision side only. By hand:
+  // class 1,024 + patches 1,024·3·14² = 602,112 + positions 257·1,024 = 263,168 + two LayerNorms
+  // 4,096 + 24 layers × (4 × 1,049,600 attention + 4,198,400 fc1 + 4,195,328 fc2 + 4,096 norms)
+  // = 303,179,776, then the projection 768·1,024 = 786,432 and the concepts 17·768 + 3·768 + 17 + 3
+  // = 15,380: 303,981,588. Its text tower (123 M) is not in it.
+  const auto& checker = component(r, "safety_checker");
+  REQUIRE(checker.report);
+  CHECK(checker.report->params.total == 303'981'588ull);
+  CHECK(r.params.total == 859'520'964ull + 83'653'863ull + 123'060'480ull + 77 + 303'981'588ull);
+  CHECK(r.memory.weight_bytes == unet.report->memory.weight_bytes + vae.report->memory.weight_bytes +
+                                     text.report->memory.weight_bytes + checker.report->memory.weight_bytes);
+  CHECK(checker.report->memory.weight_bytes == 303'981'588ull * 4);  // float32, as its config says
   CHECK(r.shard_count == 3);
 }
 
@@ -110,7 +121,7 @@ TEST_CASE("a pipeline through the hub: every component file read once, in one ro
   auto cold = hfi::testing::run_cli(repo + " --json", hfi::testing::hub_env(hub, cache));
   INFO(cold.err);
   REQUIRE(cold.code == 0);
-  CHECK(hfi::testing::total_params(cold.out) == 859'520'964ull + 83'653'863ull + 123'060'480ull + 77);
+  CHECK(hfi::testing::total_params(cold.out) == 859'520'964ull + 83'653'863ull + 123'060'480ull + 77 + 303'981'588ull);  // the safety checker from its config, as above
   const auto log = hub.requests();
   for (const char* file : {"unet/config.json", "vae/config.json", "text_encoder/config.json", "safety_checker/config.json"}) {
     INFO(file);

@@ -3,11 +3,56 @@
 // post_attention_layernorm. Layers alternate sliding-window attention with RoPE and full attention
 // with no positional encoding at all (3 sliding : 1 full in the released models), the head is tied
 // to the embedding, and the logits are multiplied by logit_scale (a number, not a tensor).
+//
+// Command R / R+ (cohere) is the same parallel block with RoPE on every layer and no sliding
+// window; use_qk_norm (Command R+) adds bias-free LayerNorms on q and k, one row per head
+// (q_norm.weight [heads, head_dim], k_norm.weight [kv_heads, head_dim]).
 #include <cstdio>
 
 #include "arch/families/families.hpp"
 
 namespace hfi::arch {
+
+namespace {
+
+// One Cohere layer: the shared input LayerNorm (weight only), q/k/v/o and the gated MLP; with
+// qk_norm the per-head q/k LayerNorm weights. cohere2's layers are this with qk_norm false.
+void add_cohere_layer(ArchModel& m, const std::string& p, int l, const AttentionDims& d, uint64_t inter, bool qk_norm) {
+  add(m, p + "input_layernorm.weight", {d.hidden}, Role::Norm, l);
+  add_gqa_attention(m, p + "self_attn.", l, d);
+  if (qk_norm) {
+    add(m, p + "self_attn.q_norm.weight", {d.heads, d.head_dim}, Role::Attention, l);
+    add(m, p + "self_attn.k_norm.weight", {d.kv_heads, d.head_dim}, Role::Attention, l);
+  }
+  add_swiglu(m, p + "mlp.", l, d.hidden, inter, Role::Mlp);
+}
+
+}  // namespace
+
+Result<ArchModel> cohere_spec(const ModelConfig& cfg) {
+  ConfigReader r(cfg);
+  ArchModel m;
+  m.family = "cohere";
+  AttentionDims d = read_attention_dims(r);
+  d.qkv_bias = d.o_bias = r.flag({"attention_bias"}, false);
+  bool qk_norm = r.flag({"use_qk_norm"}, false);
+  uint64_t layers = r.need({"num_hidden_layers"});
+  uint64_t inter = r.need({"intermediate_size"});
+  // Tied unless the config says otherwise (CohereConfig's default, and Cohere's own key).
+  add_embeddings(m, r.need({"vocab_size"}), d.hidden, r.flag({"tie_word_embeddings", "use_embedding_sharing"}, true));
+  for (uint64_t i = 0; i < layers; ++i)
+    add_cohere_layer(m, "model.layers." + std::to_string(i) + ".", static_cast<int>(i), d, inter, qk_norm);
+  add_attention_layers(m, r, layers, d);
+  m.attention_summary = describe_attention(d) + (qk_norm ? ", per-head q/k LayerNorm" : "");
+  m.position_summary = describe_rope(r) + ", interleaved (GPT-J) pairs";
+  m.norm_summary = "LayerNorm without bias, one per layer, shared by the parallel attention and MLP";
+  m.activation_summary = describe_activation(r, true);
+  m.layer_summary = std::to_string(layers) + " × parallel (attention + dense MLP); logits × " +
+                    format_number(r.number({"logit_scale"}, 0.0625));
+  m.structure_irrelevant_fields = {"use_parallel_block", "use_gated_activation", "rotary_pct", "use_parallel_embedding",
+                                   "layer_norm_eps"};
+  return m;
+}
 
 Result<ArchModel> cohere2_spec(const ModelConfig& cfg) {
   ConfigReader r(cfg);

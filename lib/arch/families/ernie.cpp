@@ -102,4 +102,35 @@ Result<ArchModel> ernie4_5_moe_spec(const ModelConfig& cfg) {
   return m;
 }
 
+
+// ERNIE 4.5 dense (ernie4_5, e.g. ERNIE-4.5-0.3B): the same Llama-style layer as the MoE spec's dense
+// layers above (add_attention_sublayer, SwiGLU), every layer dense. use_bias puts biases on all
+// seven projections (transformers' Ernie4_5 keeps the head bias-free); head_dim defaults to 128,
+// not hidden / heads (the 0.3B model's q width, 16 × 128, is twice its hidden size); the head is
+// tied by default. RoPE pairs adjacent channels (GLM style), which changes no tensor.
+Result<ArchModel> ernie4_5_spec(const ModelConfig& cfg) {
+  ConfigReader r(cfg);
+  ArchModel m;
+  m.family = "ernie4_5";
+  AttentionDims d = read_attention_dims(r);
+  d.head_dim = r.get({"head_dim"}, 128);  // Ernie4_5Config's default
+  if (d.head_dim == 0) throw SpecError("config.json: head_dim is 0");
+  bool bias = r.flag({"use_bias"}, false);
+  d.qkv_bias = d.o_bias = bias;
+  uint64_t layers = r.need({"num_hidden_layers"});
+  uint64_t inter = r.need({"intermediate_size"});
+  add_embeddings(m, r.need({"vocab_size"}), d.hidden, r.flag({"tie_word_embeddings"}, true));
+  for (uint64_t i = 0; i < layers; ++i) {
+    int l = static_cast<int>(i);
+    std::string p = "model.layers." + std::to_string(i) + ".";
+    add_attention_sublayer(m, p, l, d);
+    add_swiglu(m, p + "mlp.", l, d.hidden, inter, Role::Mlp, bias);
+  }
+  finish_llama_like(m, r, layers, d);
+  if (bias) m.attention_summary += ", o bias";
+  m.position_summary += " (adjacent-pair rotation)";
+  m.layer_summary = std::to_string(layers) + " × (attention + dense MLP)";
+  return m;
+}
+
 }  // namespace hfi::arch

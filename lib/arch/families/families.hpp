@@ -69,4 +69,44 @@ Result<ArchModel> falcon_spec(const ModelConfig& cfg);
 Result<ArchModel> jamba_spec(const ModelConfig& cfg);
 Result<ArchModel> ernie4_5_moe_spec(const ModelConfig& cfg);
 
+// Issue 28 families.
+Result<ArchModel> opt_spec(const ModelConfig& cfg);
+Result<ArchModel> gptj_spec(const ModelConfig& cfg);
+Result<ArchModel> mpt_spec(const ModelConfig& cfg);
+Result<ArchModel> stablelm_spec(const ModelConfig& cfg);
+Result<ArchModel> olmo_spec(const ModelConfig& cfg);
+Result<ArchModel> olmo3_spec(const ModelConfig& cfg);
+Result<ArchModel> cohere_spec(const ModelConfig& cfg);
+Result<ArchModel> glm4_spec(const ModelConfig& cfg);
+Result<ArchModel> exaone_spec(const ModelConfig& cfg);
+Result<ArchModel> mamba_spec(const ModelConfig& cfg);
+Result<ArchModel> falcon_mamba_spec(const ModelConfig& cfg);
+Result<ArchModel> mamba2_spec(const ModelConfig& cfg);
+Result<ArchModel> bamba_spec(const ModelConfig& cfg);
+Result<ArchModel> falcon_h1_spec(const ModelConfig& cfg);
+Result<ArchModel> granitemoehybrid_spec(const ModelConfig& cfg);
+Result<ArchModel> t5_spec(const ModelConfig& cfg);
+Result<ArchModel> mt5_spec(const ModelConfig& cfg);
+Result<ArchModel> umt5_spec(const ModelConfig& cfg);
+Result<ArchModel> bart_spec(const ModelConfig& cfg);
+Result<ArchModel> mbart_spec(const ModelConfig& cfg);
+Result<ArchModel> whisper_spec(const ModelConfig& cfg);
+
+Result<ArchModel> clip_spec(const ModelConfig& cfg);
+Result<ArchModel> siglip_spec(const ModelConfig& cfg);
+Result<ArchModel> siglip2_spec(const ModelConfig& cfg);
+Result<ArchModel> llava_spec(const ModelConfig& cfg);
+Result<ArchModel> llava_next_spec(const ModelConfig& cfg);
+Result<ArchModel> llava_onevision_spec(const ModelConfig& cfg);
+Result<ArchModel> exaone4_spec(const ModelConfig& cfg);
+Result<ArchModel> seed_oss_spec(const ModelConfig& cfg);
+Result<ArchModel> apertus_spec(const ModelConfig& cfg);
+Result<ArchModel> arcee_spec(const ModelConfig& cfg);
+Result<ArchModel> ernie4_5_spec(const ModelConfig& cfg);
+Result<ArchModel> hunyuan_v1_dense_spec(const ModelConfig& cfg);
+Result<ArchModel> hunyuan_v1_moe_spec(const ModelConfig& cfg);
+Result<ArchModel> deepseek_spec(const ModelConfig& cfg);
+Result<ArchModel> minimax_spec(const ModelConfig& cfg);
+Result<ArchModel> minimax_text_01_spec(const ModelConfig& cfg);
+
 }  // namespace hfi::arch
