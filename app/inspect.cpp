@@ -156,8 +156,16 @@ size_t terminal_width() {
 }
 
 void add_format_aliases(CLI::App& command, std::string& format) {
-  auto* json = command.add_flag_callback("--json", [&format] { format = "json"; }, "same as --format json");
-  command.add_flag_callback("--markdown", [&format] { format = "markdown"; }, "same as --format markdown")->excludes(json);
+  // A short form that contradicts another format flag is refused rather than one of them ignored.
+  auto alias = [&format](const char* flag, const char* value) {
+    return [&format, flag, value] {
+      if (format != "text" && format != value)
+        throw CLI::ValidationError(flag, std::string("asks for ") + value + " output, but " + format + " was asked for too");
+      format = value;
+    };
+  };
+  command.add_flag_callback("--json", alias("--json", "json"), "same as --format json");
+  command.add_flag_callback("--markdown", alias("--markdown", "markdown"), "same as --format markdown");
 }
 
 void define_inspect(CLI::App& app, InspectFlags& flags) {

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <string>
 
+#include "app/architectures.hpp"
 #include "app/check.hpp"
 #include "app/completion.hpp"
 #include "app/diff.hpp"
@@ -70,6 +71,7 @@ const Command kCommands[] = {
 int main(int argc, char** argv) {
   CLI::App app{std::string("hfinspect: ") + kCommands[0].summary, "hfinspect"};
   app.set_version_flag("--version", std::string("hfinspect ") + HFINSPECT_VERSION + " (commit " + HFINSPECT_COMMIT + ")");
+  hfi::cli::define_list_architectures(app);
   Flags flags;
   hfi::cli::define_common_flags(app, flags.common);
   CLI::App* parsers[std::size(kCommands)];

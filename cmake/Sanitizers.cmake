@@ -2,6 +2,9 @@
 if(HFINSPECT_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
+  # For the few timing checks that allow for a sanitizer's slowdown; gcc and clang spell their own
+  # markers differently.
+  add_compile_definitions(HFINSPECT_UNDER_ASAN=1)
 endif()
 
 # -DHFINSPECT_TSAN=ON: ThreadSanitizer for every target. It cannot share a process with ASan, which
@@ -12,6 +15,7 @@ if(HFINSPECT_TSAN)
   endif()
   add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
   add_link_options(-fsanitize=thread)
+  add_compile_definitions(HFINSPECT_UNDER_TSAN=1)
 endif()
 
 # -DHFINSPECT_FUZZ=ON (clang only): instrument everything for libFuzzer, with ASan and UBSan.
@@ -21,4 +25,5 @@ if(HFINSPECT_FUZZ)
   endif()
   add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
+  add_compile_definitions(HFINSPECT_UNDER_ASAN=1)
 endif()

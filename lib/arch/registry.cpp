@@ -19,7 +19,7 @@ Result<ArchModel> run_guarded(Result<ArchModel> (*fn)(const ModelConfig&), const
 }
 
 #define HFI_SPEC(type, fn) \
-  SpecEntry { type, [](const ModelConfig& c) { return run_guarded(&arch::fn, c); } }
+  SpecEntry { type, #fn, [](const ModelConfig& c) { return run_guarded(&arch::fn, c); } }
 
 const SpecEntry kSpecs[] = {
     HFI_SPEC("llama", llama_spec),
@@ -96,6 +96,7 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("bamba", bamba_spec),
     HFI_SPEC("falcon_h1", falcon_h1_spec),
     HFI_SPEC("granitemoehybrid", granitemoehybrid_spec),
+    HFI_SPEC("zamba2", zamba2_spec),
     HFI_SPEC("t5", t5_spec),
     HFI_SPEC("mt5", mt5_spec),
     HFI_SPEC("umt5", umt5_spec),
@@ -108,6 +109,9 @@ const SpecEntry kSpecs[] = {
     HFI_SPEC("llava", llava_spec),
     HFI_SPEC("llava_next", llava_next_spec),
     HFI_SPEC("llava_onevision", llava_onevision_spec),
+    HFI_SPEC("paligemma", paligemma_spec),
+    HFI_SPEC("idefics3", idefics3_spec),
+    HFI_SPEC("smolvlm", smolvlm_spec),
     HFI_SPEC("exaone4", exaone4_spec),
     HFI_SPEC("seed_oss", seed_oss_spec),
     HFI_SPEC("apertus", apertus_spec),
@@ -129,6 +133,8 @@ const SpecEntry* find_spec(const std::string& model_type) {
     if (model_type == s.model_type) return &s;
   return nullptr;
 }
+
+std::span<const SpecEntry> registered_specs() { return kSpecs; }
 
 std::vector<std::string> supported_model_types() {
   std::vector<std::string> out;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -137,11 +138,14 @@ using SpecFunction = Result<ArchModel> (*)(const ModelConfig&);
 
 struct SpecEntry {
   const char* model_type;
+  const char* spec_name;  // the builder's name, e.g. "llama_spec"
   SpecFunction build;
 };
 
 // The spec for a model_type, or nullptr.
 const SpecEntry* find_spec(const std::string& model_type);
 std::vector<std::string> supported_model_types();
+// Every registered entry, in registration order.
+std::span<const SpecEntry> registered_specs();
 
 }  // namespace hfi

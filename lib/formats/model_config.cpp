@@ -1,5 +1,7 @@
 #include "formats/model_config.hpp"
 
+#include <algorithm>
+
 namespace hfi {
 
 ModelConfig& ModelConfig::operator=(const ModelConfig& other) {
@@ -8,6 +10,7 @@ ModelConfig& ModelConfig::operator=(const ModelConfig& other) {
   text_key_ = other.text_key_;
   keys_read_ = other.keys_read_;
   repeated_keys_ = other.repeated_keys_;
+  source_ = other.source_;
   text_ = text_key_.empty() ? nullptr : root_.find(text_key_);
   return *this;
 }
@@ -18,6 +21,7 @@ Result<ModelConfig> ModelConfig::parse(std::string_view text, std::string_view f
   if (!json) return json.error();
   if (!json->is_object()) return malformed(std::string(file), "", "is not a JSON object");
   cfg.root_ = std::move(json.value());
+  cfg.source_ = std::string(text);
   for (std::string_view key : {"text_config", "llm_config", "language_config"}) {
     const Json* nested = cfg.root_.find(key);
     if (nested && nested->is_object()) {
@@ -27,6 +31,32 @@ Result<ModelConfig> ModelConfig::parse(std::string_view text, std::string_view f
     }
   }
   return cfg;
+}
+
+namespace {
+
+// Where `"key"` followed by optional whitespace and ':' starts in `text`, from `from` on.
+size_t find_member(std::string_view text, std::string_view key, size_t from) {
+  const std::string quoted = "\"" + std::string(key) + "\"";
+  for (size_t at = text.find(quoted, from); at != std::string_view::npos; at = text.find(quoted, at + 1)) {
+    size_t after = at + quoted.size();
+    while (after < text.size() && (text[after] == ' ' || text[after] == '\t' || text[after] == '\r' || text[after] == '\n')) ++after;
+    if (after < text.size() && text[after] == ':') return at;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+std::optional<size_t> ModelConfig::line_of(std::string_view key, bool in_text_config) const {
+  size_t from = 0;
+  if (in_text_config && text_) {
+    from = find_member(source_, text_key_, 0);
+    if (from == std::string::npos) return std::nullopt;
+  }
+  size_t at = find_member(source_, key, from);
+  if (at == std::string::npos) return std::nullopt;
+  return static_cast<size_t>(std::count(source_.begin(), source_.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
 }
 
 std::string ModelConfig::model_type() const {

@@ -20,6 +20,11 @@ class ModelConfig {
  public:
   static Result<ModelConfig> parse(std::string_view text, std::string_view file);
 
+  // The 1-based line of `key` as a member of the root, or of the text model's object when
+  // `in_text_config`: the first `"key":` after where that object starts, so an annotation can point
+  // at it. nullopt when it is not found (a key written with escapes, say).
+  std::optional<size_t> line_of(std::string_view key, bool in_text_config) const;
+
   const Json& root() const { return root_; }
   const Json& text() const { return text_ ? *text_ : root_; }
   bool has_text_config() const { return text_ != nullptr; }
@@ -46,6 +51,7 @@ class ModelConfig {
 
  private:
   Json root_;
+  std::string source_;  // the file as read, for line_of()
   std::vector<std::string> repeated_keys_;
   const Json* text_ = nullptr;
   std::string text_key_;

@@ -359,7 +359,7 @@ void find_unknown_fields(const ModelConfig* cfg, Report& r) {
         if (std::any_of(r.unknown_fields.begin(), r.unknown_fields.end(), [&](const UnknownField& u) { return u.name == key; }))
           continue;
         if (obj == &cfg->root() && cfg->has_text_config() && key.ends_with("_config")) continue;
-        r.unknown_fields.push_back({key, value});
+        r.unknown_fields.push_back({key, value, "config.json", cfg->line_of(key, obj != &cfg->root())});
       }
       if (!cfg->has_text_config()) break;
     }

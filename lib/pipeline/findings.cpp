@@ -34,7 +34,7 @@ std::vector<Finding> collect_findings(const Report& r) {
                    u.file == "config.json"
                        ? "config field " + u.name + " = " + short_value(u.value) + " is not read by the " + spec_name(r) + " spec"
                        : u.file + " key " + u.name + " = " + short_value(u.value) + " is not one hfinspect knows",
-                   u.file});
+                   u.file, u.line});
   // An adapter is held to its base, not to a spec of its own: its pairs are its findings.
   if (r.adapter) {
     for (const auto& issue : r.adapter->issues)

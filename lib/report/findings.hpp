@@ -26,6 +26,7 @@ struct Finding {
   std::string subject;  // the field, tensor or name pattern it is about
   std::string message;  // one line for people
   std::string file = {};  // the file it is about, when one is (config.json for its fields)
+  std::optional<size_t> line = {};  // the line in that file, when known (a config field's)
   std::string key() const;  // "<kind>:<subject>", what a baseline stores
 };
 

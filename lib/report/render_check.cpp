@@ -126,7 +126,8 @@ std::string render_check_github(const CheckResult& result) {
     for (const auto& c : t.findings) {
       if (!c.selected) continue;
       // file= points the annotation at the file in the checked-out repository, for a folder target.
-      const std::string file = c.finding.file.empty() ? std::string() : " file=" + github_property(file_path(t.repo, c.finding.file)) + ",";
+      std::string file = c.finding.file.empty() ? std::string() : " file=" + github_property(file_path(t.repo, c.finding.file)) + ",";
+      if (!file.empty() && c.finding.line) file += "line=" + std::to_string(*c.finding.line) + ",";
       out += std::string(c.in_baseline ? "::notice" : "::error") + file + " title=hfinspect " + std::string(finding_kind_name(c.finding.kind)) +
              "::" + printable(github_escape(t.repo + ": " + c.finding.message)) + "\n";
     }
@@ -145,9 +146,10 @@ std::string render_check_sarif(const CheckResult& result, const std::string& too
                                        {"shortDescription", Json::make_object({{"text", Json::make_string(std::string(finding_kind_description(kind)))}})}}));
   rules.push_back(Json::make_object({{"id", Json::make_string("not-inspected")},
                                      {"shortDescription", Json::make_object({{"text", Json::make_string("the target could not be inspected")}})}}));
-  auto location = [](const std::string& uri) {
-    return Json::make_array({Json::make_object(
-        {{"physicalLocation", Json::make_object({{"artifactLocation", Json::make_object({{"uri", Json::make_string(uri)}})}})}})});
+  auto location = [](const std::string& uri, std::optional<size_t> line = {}) {
+    std::vector<Json::Member> physical = {{"artifactLocation", Json::make_object({{"uri", Json::make_string(uri)}})}};
+    if (line) physical.push_back({"region", Json::make_object({{"startLine", Json::make_uint(*line)}})});
+    return Json::make_array({Json::make_object({{"physicalLocation", Json::make_object(std::move(physical))}})});
   };
   for (const auto& t : result.targets) {
     if (t.error)
@@ -164,7 +166,7 @@ std::string render_check_sarif(const CheckResult& result, const std::string& too
            {"ruleIndex", Json::make_uint(rule_index(f.kind))},
            {"level", Json::make_string(c.in_baseline ? "note" : "error")},
            {"message", Json::make_object({{"text", Json::make_string(t.repo + ": " + f.message)}})},
-           {"locations", location(f.file.empty() ? t.repo : file_path(t.repo, f.file))},
+           {"locations", f.file.empty() ? location(t.repo) : location(file_path(t.repo, f.file), f.line)},
            {"partialFingerprints", Json::make_object({{"hfinspectFinding/v1", Json::make_string(t.repo + "|" + f.key())}})},
            {"baselineState", Json::make_string(c.in_baseline ? "unchanged" : "new")}}));
     }

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "report/format.hpp"
+#include "report/summaries.hpp"
 #include "report/report.hpp"
 
 namespace hfi {
@@ -38,18 +39,28 @@ void figures_section(std::string& out, const Report& r) {
   if (p.mtp) out += "| MTP | " + with_commas(p.mtp) + " |\n";
   if (r.spec) runtime_rows(out, r);
   out += "| weights | " + short_bytes(r.memory.weight_bytes) + " |\n";
-  if (r.quant && r.quant->declared)
-    out += "| quantization | " + r.quant->declared->quant_method + " (" + quant_scheme_name(r.quant->declared->scheme) + ") |\n";
-  if (r.quant && r.quant->quantized_modules) {
-    char bpw[32];
-    std::snprintf(bpw, sizeof bpw, "%.3f", r.quant->quantized_bits_per_weight);
-    out += "| bits/weight (quantized part) | " + std::string(bpw) + " |\n";
-  }
+  out += "| memory | " + memory_summary(r) + " |\n";
+  out += "\n";
+}
+
+// The declared scheme, what is stored, bits per weight overall and by role, and what was kept in
+// high precision: the text report's Quantization lines.
+void quantization_section(std::string& out, const Report& r) {
+  if (!r.quant) return;
+  const QuantSummary& q = *r.quant;
+  std::string stored = stored_quant_summary(q);
+  out += "**Quantization:** " + declared_quant_summary(q) + (stored.empty() ? "" : " · stored: " + stored) + "\n";
+  if (q.quantized_modules) out += "- " + quant_bits_summary(q) + "\n";
+  if (std::string roles = quant_roles_summary(q); !roles.empty()) out += "- bits/weight by role: " + roles + "\n";
+  if (std::string kept = kept_high_precision_summary(q); !kept.empty()) out += "- kept in high precision: " + kept + "\n";
+  if (q.kv_cache_dtype) out += "- KV cache declared as " + *q.kv_cache_dtype + "\n";
+  for (const auto& f : q.findings) out += "- **quant " + f.check + ":** " + f.message + "\n";
   out += "\n";
 }
 
 void roles_section(std::string& out, const Report& r) {
   const ParamBreakdown& p = r.params;
+  if (p.by_role.empty()) return;  // no spec, no roles: no table of headers alone
   out += "| role | params | share |\n|---|---:|---:|\n";
   for (const auto& [role, n] : p.by_role) {
     char share[16];
@@ -100,16 +111,26 @@ void pipeline_section(std::string& out, const Report& r) {
 void findings_section(std::string& out, const Report& r) {
   for (const auto& m : r.reconcile.missing) out += "- missing `" + m.name + "`\n";
   for (const auto& m : r.reconcile.shape_mismatches) out += "- shape mismatch `" + m.name + "`\n";
-  for (const auto& u : r.unknown_fields) out += "- unknown field `" + u.subject() + "` = `" + u.value.dump() + "`\n";
+  if (r.unknown_fields.empty()) return;
+  out += "\n**Unknown fields:**\n";
+  for (const auto& u : r.unknown_fields) out += "- `" + u.subject() + "` = `" + u.value.dump() + "`\n";
+}
+
+// Generation and tokenizer defaults, as the text report's lines say them.
+void defaults_section(std::string& out, const Report& r) {
+  if (r.generation) out += "\n**Generation:** " + generation_summary(*r.generation) + "\n";
+  if (r.tokenizer) out += "\n**Tokenizer:** " + tokenizer_summary(*r.tokenizer) + "\n";
 }
 
 using MarkdownSection = void (*)(std::string&, const Report&);
 
-constexpr MarkdownSection kSections[] = {title_section, figures_section, roles_section, reconcile_section, gguf_section, findings_section};
-// Several GGUF variants, none chosen: the table and the note that says how to choose.
 void notes_section(std::string& out, const Report& r) {
   for (const auto& n : r.notes) out += "\n> " + n + "\n";
 }
+
+constexpr MarkdownSection kSections[] = {title_section, figures_section, quantization_section, roles_section, reconcile_section,
+                                         gguf_section,  findings_section, defaults_section,     notes_section};
+// Several GGUF variants, none chosen: the table and the note that says how to choose.
 constexpr MarkdownSection kVariantsOnly[] = {title_section, gguf_section, notes_section};
 constexpr MarkdownSection kPipeline[] = {title_section, pipeline_section, notes_section};
 

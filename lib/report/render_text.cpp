@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "report/format.hpp"
+#include "report/summaries.hpp"
 #include "report/report.hpp"
 #include "report/text_layout.hpp"
 
@@ -170,34 +171,13 @@ void runtime_section(std::string& out, const Style& st, const Report& r) {
                                  with_commas(r.flops.context) + " context");
     kv_cache_lines(out, st, r);
   }
-  const MemoryEstimate& m = r.memory;
-  std::string weights = "weights " + short_bytes(m.weight_bytes);
-  if (m.weight_source == WeightSource::IndexTotalSize) weights += " (the index's total_size)";
-  if (m.weight_source == WeightSource::Formula) weights = "weights ≈" + short_bytes(m.weight_bytes) + " (estimate: config formula × torch_dtype)";
-  line(out, st, "Memory", weights + (figures && !r.kv.encoder_only ? " + KV " + short_bytes(m.kv_bytes) + " = " + short_bytes(m.total_bytes) + " at " +
-                                                                         with_commas(r.kv.context) + " tokens, batch " + with_commas(m.batch)
-                                                                   : ""));
+  line(out, st, "Memory", memory_summary(r));
 }
 
-std::string declared_quant_text(const std::optional<QuantDeclaration>& d) {
-  if (!d) return "none declared";
-  return d->quant_method + " (" + quant_scheme_name(d->scheme) + (d->bits ? ", " + std::to_string(*d->bits) + "-bit" : "") +
-         (d->group_size ? ", group " + std::to_string(*d->group_size) : "") + ") in " + d->file;
-}
 
 void quant_detail_lines(std::string& out, const Style& st, const QuantSummary& q) {
-  if (!q.by_role.empty()) {
-    std::string roles;
-    for (const auto& rb : q.by_role) roles += (roles.empty() ? "" : " · ") + rb.role + " " + bpw_text(rb.bits_per_weight());
-    line(out, st, "", st.dim("bits/weight by role: " + roles));
-  }
-  if (!q.high_precision_linears.empty()) {
-    std::string kept;
-    for (size_t i = 0; i < q.high_precision_linears.size() && i < 4; ++i)
-      kept += (kept.empty() ? "" : ", ") + q.high_precision_linears[i].first + " ×" + std::to_string(q.high_precision_linears[i].second);
-    if (q.high_precision_linears.size() > 4) kept += " and " + std::to_string(q.high_precision_linears.size() - 4) + " more patterns";
-    line(out, st, "", st.dim("kept in high precision: " + kept));
-  }
+  if (std::string roles = quant_roles_summary(q); !roles.empty()) line(out, st, "", st.dim("bits/weight by role: " + roles));
+  if (std::string kept = kept_high_precision_summary(q); !kept.empty()) line(out, st, "", st.dim("kept in high precision: " + kept));
   if (q.kv_cache_dtype) line(out, st, "", st.dim("KV cache declared as " + *q.kv_cache_dtype));
   for (const auto& n : q.notes) line(out, st, "", st.dim(n));
   for (size_t i = 0; i < q.findings.size() && i < 10; ++i) line(out, st, "", st.warn("quant " + q.findings[i].check + ": ") + q.findings[i].message);
@@ -207,12 +187,9 @@ void quant_detail_lines(std::string& out, const Style& st, const QuantSummary& q
 void quantization_section(std::string& out, const Style& st, const Report& r) {
   if (!r.quant) return;
   const QuantSummary& q = *r.quant;
-  std::string detected;
-  for (const auto& [scheme, n] : q.detected) detected += (detected.empty() ? "" : ", ") + with_commas(n) + " " + scheme;
-  line(out, st, "Quantization", declared_quant_text(q.declared) + (detected.empty() ? "" : " · stored: " + detected + " module(s)"));
-  if (q.quantized_modules)
-    line(out, st, "", with_commas(q.quantized_params) + " params quantized at " + bpw_text(q.quantized_bits_per_weight) +
-                          " bits/weight; whole checkpoint " + bpw_text(q.overall_bits_per_weight) + " bits/weight");
+  std::string stored = stored_quant_summary(q);
+  line(out, st, "Quantization", declared_quant_summary(q) + (stored.empty() ? "" : " · stored: " + stored));
+  if (q.quantized_modules) line(out, st, "", quant_bits_summary(q));
   std::string bytes = "values " + short_bytes(q.value_bytes) + ", bookkeeping " + short_bytes(q.bookkeeping_bytes);
   std::string kinds;
   for (const auto& [kind, b] : q.bookkeeping_by_kind) kinds += (kinds.empty() ? "" : ", ") + kind + " " + short_bytes(b);
@@ -278,37 +255,15 @@ void index_section(std::string& out, const Style& st, const Report& r) {
 }
 
 void unknown_fields_section(std::string& out, const Style& st, const Report& r) {
-  if (r.unknown_fields.empty()) return;
-  std::string names;
-  for (const auto& u : r.unknown_fields) names += (names.empty() ? "" : ", ") + u.subject() + "=" + u.value.dump();
-  line(out, st, "Unknown fields", names);
+  if (!r.unknown_fields.empty()) line(out, st, "Unknown fields", unknown_fields_summary(r));
 }
 
 void generation_section(std::string& out, const Style& st, const Report& r) {
-  if (!r.generation) return;
-  std::string g;
-  for (const auto& [k, v] : r.generation->decoding) g += (g.empty() ? "" : ", ") + k + " " + v.dump();
-  if (!r.generation->eos_token_ids.empty()) {
-    std::string ids;
-    for (const Json& id : r.generation->eos_token_ids) ids += (ids.empty() ? "" : ",") + id.dump();
-    g += (g.empty() ? "" : ", ") + std::string("eos ") + ids;
-  }
-  line(out, st, "Generation", g.empty() ? "no decoding defaults" : g);
+  if (r.generation) line(out, st, "Generation", generation_summary(*r.generation));
 }
 
 void tokenizer_section(std::string& out, const Style& st, const Report& r) {
-  if (!r.tokenizer) return;
-  const auto& t = *r.tokenizer;
-  std::string s = t.tokenizer_class.value_or("tokenizer");
-  if (t.bos_token) s += ", bos " + *t.bos_token;
-  if (t.eos_token) s += ", eos " + *t.eos_token;
-  if (t.pad_token) s += ", pad " + *t.pad_token;
-  if (t.add_bos_token) s += std::string(", add_bos ") + (*t.add_bos_token ? "yes" : "no");
-  if (t.add_eos_token) s += std::string(", add_eos ") + (*t.add_eos_token ? "yes" : "no");
-  s += t.model_max_length ? ", max length " + with_commas(*t.model_max_length) : std::string(", no max length");
-  if (t.padding_side) s += ", pads " + *t.padding_side;
-  s += t.has_chat_template ? ", chat template" : ", no chat template";
-  line(out, st, "Tokenizer", s);
+  if (r.tokenizer) line(out, st, "Tokenizer", tokenizer_summary(*r.tokenizer));
 }
 
 void notes_section(std::string& out, const Style& st, const Report& r) {

@@ -44,6 +44,7 @@ struct UnknownField {
   std::string name;
   Json value;
   std::string file = "config.json";
+  std::optional<size_t> line = {};  // in config.json, when found
   // How findings and baselines name it: the bare key for config.json, "file:key" otherwise.
   std::string subject() const { return file == "config.json" ? name : file + ":" + name; }
 };

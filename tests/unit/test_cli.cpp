@@ -136,6 +136,9 @@ TEST_CASE("check: an invented config field fails CI until a baseline accepts it"
   std::string config = slurp(dir / "config.json");
   auto brace = config.rfind('}');
   REQUIRE(brace != std::string::npos);
+  // The field goes on the line after the one the inserted comma takes: the lines before the brace
+  // plus two.
+  const size_t field_line = static_cast<size_t>(std::count(config.begin(), config.begin() + static_cast<std::ptrdiff_t>(brace), '\n')) + 2;
   config.insert(brace, ",\n  \"my_new_rope_trick\": 3\n");
   std::ofstream(dir / "config.json", std::ios::trunc) << config;
 
@@ -144,8 +147,8 @@ TEST_CASE("check: an invented config field fails CI until a baseline accepts it"
   CHECK_THAT(failing.out, Catch::Contains("my_new_rope_trick = 3"));
   auto github = run("check " + dir.string() + " --format github");
   CHECK(github.code == 1);
-  CHECK_THAT(github.out, Catch::Contains("::error file=" + dir.string() + "/config.json, title=hfinspect unknown-fields::" + dir.string() +
-                                         ": config field my_new_rope_trick"));
+  CHECK_THAT(github.out, Catch::Contains("::error file=" + dir.string() + "/config.json,line=" + std::to_string(field_line) +
+                                         ", title=hfinspect unknown-fields::" + dir.string() + ": config field my_new_rope_trick"));
 
   // SARIF 2.1.0: the fields the schema requires, a rule per kind with a stable id, and the result
   // pointing at the rule and at config.json.
@@ -172,6 +175,9 @@ TEST_CASE("check: an invented config field fails CI until a baseline accepts it"
   const auto& locations = result.find("locations")->items();
   REQUIRE(locations.size() == 1);
   CHECK(locations[0].find("physicalLocation")->find("artifactLocation")->find("uri")->as_string() == dir.string() + "/config.json");
+  const hfi::Json* region = locations[0].find("physicalLocation")->find("region");
+  REQUIRE(region);
+  CHECK(region->find("startLine")->as_uint() == field_line);
   for (const auto& r : rules) {  // every rule: an id and a description
     CHECK_FALSE(r.find("id")->as_string().empty());
     CHECK_FALSE(r.find("shortDescription")->find("text")->as_string().empty());
@@ -484,4 +490,8 @@ TEST_CASE("a flag the command does not read is refused, never ignored") {
   CHECK(run("--offline check " + checked + " --ctx 4k").code == 0);
   CHECK(run("diff " + target + " " + target + " --color never --ctx 8k").code == 0);
   CHECK(run("completion bash").code == 0);
+  // Two format flags that disagree: neither is dropped silently.
+  auto both = run(target + " --json --markdown");
+  CHECK(both.code == 2);
+  CHECK_THAT(both.err, Catch::Contains("--markdown") && Catch::Contains("json was asked for too"));
 }

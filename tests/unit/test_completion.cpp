@@ -5,12 +5,16 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "arch/spec.hpp"
+#include "core/json.hpp"
+#include "support/fixture_repo.hpp"
 #include "support/run_cli.hpp"
 
 namespace fs = std::filesystem;
@@ -157,4 +161,42 @@ TEST_CASE("completion for an unknown shell, or none, is a usage error naming the
   CHECK(none.code == 2);
   CHECK_THAT(none.err, Catch::Contains("bash, zsh or fish"));
   CHECK(run("completion bash --man-page").code == 2);
+}
+
+TEST_CASE("--list-architectures: every registered model_type with its spec and proving fixture; the README shows the same list") {
+  auto r = hfi::testing::run_cli("--list-architectures");
+  REQUIRE(r.code == 0);
+  const auto types = hfi::supported_model_types();
+  CHECK_THAT(r.out, Catch::StartsWith(std::to_string(types.size()) + " model_types have a spec; "));
+  std::map<std::string, std::string> line_of;  // model_type -> its line
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) line_of[line.substr(0, line.find(' '))] = line;
+  for (const auto& type : types) {
+    INFO(type);
+    REQUIRE(line_of.count(type));
+    CHECK_THAT(line_of[type], Catch::Contains("_spec"));
+  }
+  // Every fixture folder holding a published figure proves the type its config names, when that
+  // type is registered: the type's line does not say "-".
+  for (const auto& org : fs::directory_iterator(hfi::testing::fixtures_dir())) {
+    if (!org.is_directory()) continue;
+    for (const auto& repo : fs::directory_iterator(org.path())) {
+      if (!fs::exists(repo.path() / "published.json") || !fs::exists(repo.path() / "config.json")) continue;
+      auto config = hfi::parse_json(hfi::testing::slurp(repo.path() / "config.json"), "config.json");
+      REQUIRE(config);
+      const hfi::Json* type = config->find("model_type");
+      if (!type || !type->is_string() || !line_of.count(type->as_string())) continue;
+      INFO(repo.path().string());
+      CHECK_FALSE(line_of[type->as_string()].ends_with(" -"));
+    }
+  }
+  // The README's list is this output, verbatim.
+  std::string readme = hfi::testing::slurp(hfi::testing::fixtures_dir() / ".." / "README.md");
+  const std::string marker = "<!-- hfinspect --list-architectures -->\n```text\n";
+  auto begin = readme.find(marker);
+  REQUIRE(begin != std::string::npos);
+  begin += marker.size();
+  auto end = readme.find("```", begin);
+  REQUIRE(end != std::string::npos);
+  CHECK(readme.substr(begin, end - begin) == r.out);
 }

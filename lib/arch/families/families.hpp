@@ -109,4 +109,10 @@ Result<ArchModel> deepseek_spec(const ModelConfig& cfg);
 Result<ArchModel> minimax_spec(const ModelConfig& cfg);
 Result<ArchModel> minimax_text_01_spec(const ModelConfig& cfg);
 
+Result<ArchModel> zamba2_spec(const ModelConfig& cfg);
+
+Result<ArchModel> paligemma_spec(const ModelConfig& cfg);
+Result<ArchModel> idefics3_spec(const ModelConfig& cfg);
+Result<ArchModel> smolvlm_spec(const ModelConfig& cfg);
+
 }  // namespace hfi::arch
