@@ -400,4 +400,11 @@ std::string describe_activation(const ConfigReader& r, bool gated) {
                : act;
 }
 
+std::string layer_prefix(const char* stack, uint64_t i) { return std::string(stack) + std::to_string(i) + "."; }
+
+void add_up_down_mlp(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter, bool bias) {
+  add_linear(m, prefix + "up_proj", inter, hidden, Role::Mlp, layer, bias);
+  add_linear(m, prefix + "down_proj", hidden, inter, Role::Mlp, layer, bias);
+}
+
 }  // namespace hfi::arch

@@ -78,6 +78,11 @@ void add_embeddings(ArchModel& m, uint64_t vocab, uint64_t hidden, bool tied);
 // hidden_size and tied_embeddings on m.
 void add_lm_head(ArchModel& m, const std::string& name, uint64_t vocab, uint64_t hidden, bool tied, bool bias = false);
 void add_gqa_attention(ArchModel& m, const std::string& prefix, int layer, const AttentionDims& d);
+// "<stack><i>.", e.g. "model.layers.3.".
+std::string layer_prefix(const char* stack, uint64_t i);
+// up_proj [inter, hidden] and down_proj [hidden, inter] under `prefix`: an ungated two-matrix MLP
+// (Arcee's relu², Apertus's xIELU).
+void add_up_down_mlp(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter, bool bias);
 // gate_proj / up_proj / down_proj under `prefix` (which ends with '.').
 void add_swiglu(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter, Role role,
                 bool bias = false);

@@ -53,4 +53,8 @@ std::string_view dtype_name(Dtype d) { return info(d).name; }
 uint32_t dtype_bits(Dtype d) { return info(d).bits; }
 bool dtype_is_float(Dtype d) { return info(d).is_float; }
 
+bool dtype_is_fp8(Dtype d) {
+  return d == Dtype::F8_E4M3 || d == Dtype::F8_E5M2 || d == Dtype::F8_E4M3FNUZ || d == Dtype::F8_E5M2FNUZ;
+}
+
 }  // namespace hfi

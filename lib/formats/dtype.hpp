@@ -16,5 +16,6 @@ std::optional<Dtype> parse_dtype(std::string_view name);
 std::string_view dtype_name(Dtype d);
 uint32_t dtype_bits(Dtype d);
 bool dtype_is_float(Dtype d);
+bool dtype_is_fp8(Dtype d);  // the four 8-bit float storage formats (not E8M0, a scale format)
 
 }  // namespace hfi

@@ -7,10 +7,6 @@
 namespace hfi::quant {
 namespace {
 
-bool is_fp8(Dtype d) {
-  return d == Dtype::F8_E4M3 || d == Dtype::F8_E5M2 || d == Dtype::F8_E4M3FNUZ || d == Dtype::F8_E5M2FNUZ;
-}
-
 enum class Granularity { Tensor, Channel, Block, Unfit };
 
 // How a scale of shape `s` covers a weight of shape `w`.
@@ -38,7 +34,7 @@ Granularity granularity(const Shape& w, const Shape& s) {
 // "FP8" for E4M3, "FP8 E5M2", "FP8 E4M3FNUZ", ...; the dtype's own name for a one-byte non-float.
 void append_fp8_name(FormatText& out, Dtype d) {
   if (d == Dtype::F8_E4M3) out += "FP8";
-  else if (is_fp8(d)) (out += "FP8 ") += dtype_name(d).substr(3);
+  else if (dtype_is_fp8(d)) (out += "FP8 ") += dtype_name(d).substr(3);
   else out += dtype_name(d);
 }
 
@@ -168,7 +164,7 @@ std::optional<Decoded> decode_fp8_or_modelopt(const TensorIndex& idx, const Cand
   if (!anchor && !fused && (anchor = idx.find(c.prefix))) fused = true;  // X + X_weight_scale...: stacked experts
   if (!anchor) return std::nullopt;
   const TensorInfo& w = idx.at(*anchor);
-  if (is_fp8(w.dtype)) return decode_fp8(idx, c, *anchor, fused);
+  if (dtype_is_fp8(w.dtype)) return decode_fp8(idx, c, *anchor, fused);
   // DeepSeek's converter rule: any one-byte X with X_scale_inv is block-scaled.
   bool scale_inv = fused ? c.has(Term::FusedScaleInv) : c.has(Term::WeightScaleInv);
   if (scale_inv && dtype_bits(w.dtype) == 8) return decode_fp8(idx, c, *anchor, fused);

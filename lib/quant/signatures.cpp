@@ -8,10 +8,6 @@
 namespace hfi::quant {
 namespace {
 
-bool is_fp8(Dtype d) {
-  return d == Dtype::F8_E4M3 || d == Dtype::F8_E5M2 || d == Dtype::F8_E4M3FNUZ || d == Dtype::F8_E5M2FNUZ;
-}
-
 // Last components that name a term on their own ("P.<component>").
 const std::unordered_map<std::string_view, Term>& dot_terms() {
   static const std::unordered_map<std::string_view, Term> terms = {
@@ -73,7 +69,7 @@ std::optional<Classified> classify(const TensorInfo& t) {
   std::string_view last = dot == std::string_view::npos ? name : name.substr(dot + 1);
   std::string_view head = dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
   if (last == "weight") {
-    if (is_fp8(t.dtype)) return Classified{Term::F8Weight, head};
+    if (dtype_is_fp8(t.dtype)) return Classified{Term::F8Weight, head};
     return std::nullopt;
   }
   auto it = dot_terms().find(last);

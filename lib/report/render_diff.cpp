@@ -55,7 +55,7 @@ Json field_json(const FieldChange& f) {
   return Obj().add("key", f.key).add("a", f.a ? *f.a : Json()).add("b", f.b ? *f.b : Json()).done();
 }
 
-using TextSection = void (*)(std::string&, const Style&, const ReportDiff&);
+using DiffTextSection = void (*)(std::string&, const Style&, const ReportDiff&);
 
 void text_header(std::string& out, const Style& st, const ReportDiff& d) {
   out += st.bold("hfinspect diff") + "\n  A  " + d.a_name + st.dim("  " + d.a_type) + "\n  B  " + d.b_name + st.dim("  " + d.b_type) + "\n";
@@ -104,7 +104,7 @@ void text_structure(std::string& out, const Style& st, const ReportDiff& d) {
   for (const auto& c : d.patterns_removed) out += "  " + st.warn("- " + c.pattern) + ": " + shapes_text(*c.a) + params(c);
 }
 
-constexpr TextSection kTextSections[] = {text_header, text_figures, text_config, text_structure};
+constexpr DiffTextSection kDiffTextSections[] = {text_header, text_figures, text_config, text_structure};
 
 Json fields_json(const std::vector<FieldChange>& v) {
   std::vector<Json> out;
@@ -144,7 +144,7 @@ Json structure_json(const ReportDiff& d) {
       .done();
 }
 
-using MarkdownSection = void (*)(std::string&, const ReportDiff&);
+using DiffMarkdownSection = void (*)(std::string&, const ReportDiff&);
 
 void markdown_header(std::string& out, const ReportDiff& d) {
   out += "### hfinspect diff: `" + d.a_name + "` → `" + d.b_name + "`\n\n";
@@ -183,7 +183,7 @@ void markdown_structure(std::string& out, const ReportDiff& d) {
              delta_text(param_delta(c)) + " |\n";
 }
 
-constexpr MarkdownSection kMarkdownSections[] = {markdown_header, markdown_figures, markdown_config, markdown_structure};
+constexpr DiffMarkdownSection kDiffMarkdownSections[] = {markdown_header, markdown_figures, markdown_config, markdown_structure};
 
 }  // namespace
 
@@ -197,7 +197,7 @@ std::optional<DiffFormat> parse_diff_format(std::string_view name) {
 std::string render_diff_text(const ReportDiff& d, bool color, size_t width) {
   Style st{color, width};
   std::string out;
-  for (TextSection section : kTextSections) section(out, st, d);
+  for (DiffTextSection section : kDiffTextSections) section(out, st, d);
   return printable(out, color);
 }
 
@@ -215,7 +215,7 @@ std::string render_diff_json(const ReportDiff& d) {
 
 std::string render_diff_markdown(const ReportDiff& d) {
   std::string out;
-  for (MarkdownSection section : kMarkdownSections) section(out, d);
+  for (DiffMarkdownSection section : kDiffMarkdownSections) section(out, d);
   return printable(out);
 }
 

@@ -363,7 +363,7 @@ struct JsonSection {
   Json (*render)(const Report&);
 };
 
-constexpr JsonSection kSections[] = {
+constexpr JsonSection kJsonSections[] = {
     {"repo", repo_json},
     {"architecture", architecture_json},
     {"params", params_json},
@@ -387,7 +387,7 @@ constexpr JsonSection kSections[] = {
 Json report_json(const Report& r) {
   Obj root;
   root.add("schema_version", static_cast<uint64_t>(r.schema_version));
-  for (const auto& section : kSections) root.add(section.key, section.render(r));
+  for (const auto& section : kJsonSections) root.add(section.key, section.render(r));
   return root.done();
 }
 

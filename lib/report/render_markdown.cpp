@@ -1,5 +1,5 @@
 // Markdown for pull-request comments: the same figures as the text report, as tables. One
-// function per block, in the order kSections gives.
+// function per block, in the order kMarkdownSections gives.
 #include <cstdio>
 
 #include "report/format.hpp"
@@ -128,22 +128,22 @@ void notes_section(std::string& out, const Report& r) {
   for (const auto& n : r.notes) out += "\n> " + n + "\n";
 }
 
-constexpr MarkdownSection kSections[] = {title_section, figures_section, quantization_section, roles_section, reconcile_section,
+constexpr MarkdownSection kMarkdownSections[] = {title_section, figures_section, quantization_section, roles_section, reconcile_section,
                                          gguf_section,  findings_section, defaults_section,     notes_section};
 // Several GGUF variants, none chosen: the table and the note that says how to choose.
-constexpr MarkdownSection kVariantsOnly[] = {title_section, gguf_section, notes_section};
-constexpr MarkdownSection kPipeline[] = {title_section, pipeline_section, notes_section};
+constexpr MarkdownSection kMarkdownVariantsOnly[] = {title_section, gguf_section, notes_section};
+constexpr MarkdownSection kMarkdownPipeline[] = {title_section, pipeline_section, notes_section};
 
 }  // namespace
 
 std::string render_markdown(const Report& r) {
   std::string out;
   if (r.pipeline)
-    for (MarkdownSection section : kPipeline) section(out, r);
+    for (MarkdownSection section : kMarkdownPipeline) section(out, r);
   else if (r.gguf && r.gguf->selected.empty())
-    for (MarkdownSection section : kVariantsOnly) section(out, r);
+    for (MarkdownSection section : kMarkdownVariantsOnly) section(out, r);
   else
-    for (MarkdownSection section : kSections) section(out, r);
+    for (MarkdownSection section : kMarkdownSections) section(out, r);
   return printable(out);
 }
 

@@ -11,8 +11,6 @@ namespace hfi {
 namespace {
 
 constexpr uint64_t kMaxInfoBytes = 64u << 20;
-constexpr uint64_t kMaxSmallFile = 16u << 20;
-constexpr uint64_t kMaxIndexFile = 64u << 20;
 constexpr size_t kMaxTreePages = 1000;
 // Quantized single files carry long headers (the GPTQ, AWQ and bitsandbytes uploads under
 // fixtures/: 105-168 KB; Gemma 4 E2B: 264 KB); the read stops at the header's end anyway.
@@ -96,7 +94,7 @@ class PlanRun {
     if (step != FetchStep::MetadataFile) return header_read(url(path), std::max(probe_, kSingleFileProbe));
     http::Request r;
     r.url = url(path);
-    r.max_body = path.ends_with(".index.json") ? kMaxIndexFile : kMaxSmallFile;
+    r.max_body = path.ends_with(".index.json") ? kMaxHubIndexFile : kMaxHubSmallFile;
     r.stall_timeout_s = settings_.metadata_timeout();
     return r;
   }

@@ -38,6 +38,10 @@
 
 namespace hfi {
 
+// Largest config-like JSON file and largest safetensors index read from the Hub.
+inline constexpr uint64_t kMaxHubSmallFile = 16u << 20;
+inline constexpr uint64_t kMaxHubIndexFile = 64u << 20;
+
 enum class FetchStep : uint8_t { RepoInfo, MetadataFile, SingleFileHeader, ShardHeader, HeaderRest };
 enum class SentWhen : uint8_t { AtStart, InfoAnswered, FirstReadAnswered };
 

@@ -12,8 +12,6 @@
 namespace hfi {
 namespace {
 
-constexpr uint64_t kMaxSmallFile = 16u << 20;
-constexpr uint64_t kMaxIndexFile = 64u << 20;
 
 std::string normalized_etag(std::string etag) {
   if (etag.rfind("W/", 0) == 0) etag = etag.substr(2);
@@ -25,7 +23,7 @@ std::string cache_failure_note(const HubCache& cache) {
   return "could not write to the cache at " + cache.repo_dir().string() + "; the next run will fetch again";
 }
 
-uint64_t file_limit(const std::string& path) { return path.ends_with(".index.json") ? kMaxIndexFile : kMaxSmallFile; }
+uint64_t file_limit(const std::string& path) { return path.ends_with(".index.json") ? kMaxHubIndexFile : kMaxHubSmallFile; }
 
 }  // namespace
 
@@ -177,7 +175,7 @@ void HubSource::prefetch(const std::vector<std::string>& files, const std::vecto
     if (!listed(path) || prefetched_.count(path)) continue;
     http::Request r;
     r.url = file_url(path);
-    r.max_body = kMaxSmallFile;
+    r.max_body = kMaxHubSmallFile;
     r.stall_timeout_s = settings_.metadata_timeout();
     batch.push_back(std::move(r));
     paths.push_back(path);

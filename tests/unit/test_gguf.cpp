@@ -10,6 +10,7 @@
 
 #include "analysis/gguf_variants.hpp"
 #include "formats/gguf_header.hpp"
+#include "support/bytes.hpp"
 #include "support/fixture_repo.hpp"
 #include "support/gguf_writer.hpp"
 #include "hub/test_hub.hpp"
@@ -21,10 +22,9 @@ namespace fs = std::filesystem;
 using hfi::GgufHeader;
 using hfi::GgufNeedMore;
 using hfi::testing::GgufWriter;
+using hfi::testing::bytes_of;
 
 namespace {
-
-std::span<const unsigned char> bytes_of(const std::string& s) { return {reinterpret_cast<const unsigned char*>(s.data()), s.size()}; }
 
 // The parse of a whole file held in `bytes` (its size is the file's size, plus `data` bytes of
 // tensor data that are not held).

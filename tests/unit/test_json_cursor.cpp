@@ -12,6 +12,7 @@
 #include "support/bytes.hpp"
 #include "support/fixture_repo.hpp"
 #include "support/parse_summary.hpp"
+#include "support/run_cli.hpp"
 
 namespace fs = std::filesystem;
 using hfi::JsonCursor;
@@ -19,12 +20,7 @@ using hfi::testing::summary;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using hfi::testing::slurp;
 
 void same_index(const std::string& text) {
   INFO(text.substr(0, 200));

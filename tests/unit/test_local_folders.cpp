@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) { return hfi::testing::fresh_work_dir("local-folders/" + name); }
+fs::path local_dir(const std::string& name) { return hfi::testing::fresh_work_dir("local-folders/" + name); }
 
 hfi::Result<hfi::Report> inspect_folder(const fs::path& dir) {
   hfi::LocalSource source(dir);
@@ -38,8 +38,8 @@ constexpr uint64_t kLlamaParams = 8'030'261'248;
 TEST_CASE("local folder: a cache snapshot reads by its file names, not its blobs'", "[local]") {
   // huggingface_hub's layout: models--org--name/blobs/<etag> holds the bytes, and
   // snapshots/<commit>/<file> is a relative symlink to ../../blobs/<etag>.
-  fs::path repo = fresh_dir("cache") / "models--meta-llama--Llama-3.1-8B";
-  fs::path flat = fresh_dir("cache-flat");
+  fs::path repo = local_dir("cache") / "models--meta-llama--Llama-3.1-8B";
+  fs::path flat = local_dir("cache-flat");
   hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B", flat);
   fs::path snapshot = repo / "snapshots" / "d04e592bb4f6aa9cfee91e2e20afa771667e1d4b";
   fs::create_directories(repo / "blobs");
@@ -61,7 +61,7 @@ TEST_CASE("local folder: a cache snapshot reads by its file names, not its blobs
 }
 
 TEST_CASE("local folder: a directory symlink is not entered, so nothing counts twice", "[local]") {
-  fs::path dir = fresh_dir("loop");
+  fs::path dir = local_dir("loop");
   hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B", dir);
   fs::create_directory_symlink(".", dir / "loop");
   fs::create_directory_symlink(".", dir / "shards");
@@ -75,11 +75,11 @@ TEST_CASE("local folder: a directory symlink is not entered, so nothing counts t
 }
 
 TEST_CASE("local folder: a symlink that leads outside the folder is refused, by name", "[local]") {
-  fs::path elsewhere = fresh_dir("elsewhere");
+  fs::path elsewhere = local_dir("elsewhere");
   {
     std::ofstream(elsewhere / "config.json") << R"({"model_type": "llama"})";
   }
-  fs::path dir = fresh_dir("escape");
+  fs::path dir = local_dir("escape");
   fs::create_symlink(elsewhere / "config.json", dir / "config.json");
   auto r = inspect_folder(dir);
   REQUIRE_FALSE(r);
@@ -91,7 +91,7 @@ TEST_CASE("local folder: a tree far larger than any repository is refused, not c
   // Past its limit (100,000 entries by default; 500 here, so that the test makes 606 files, not
   // 100,000) the listing used to stop without a word, whichever files it had not reached yet: a
   // root shard listed after a large subfolder went missing.
-  fs::path dir = fresh_dir("huge");
+  fs::path dir = local_dir("huge");
   for (int d = 0; d < 6; ++d) {
     fs::path sub = dir / ("d" + std::to_string(d));
     fs::create_directory(sub);
@@ -110,7 +110,7 @@ TEST_CASE("local folder: a tree far larger than any repository is refused, not c
 TEST_CASE("unknown fields: keys every PretrainedConfig carries count only away from their defaults", "[local]") {
   // transformers 4.x saved its generation defaults and bookkeeping into config.json: at those
   // values they say nothing about the model; num_beams 4 does.
-  fs::path dir = fresh_dir("defaults");
+  fs::path dir = local_dir("defaults");
   std::ifstream in(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B/config.json");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string extra = R"("max_length": 20, "num_beams": 4, "temperature": 1.0, "top_k": 50, "return_dict": true,
@@ -124,7 +124,7 @@ TEST_CASE("unknown fields: keys every PretrainedConfig carries count only away f
 }
 
 TEST_CASE("local folder: a second copy of a shard, without an index, is not counted twice", "[local]") {
-  fs::path dir = fresh_dir("copy");
+  fs::path dir = local_dir("copy");
   hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / "HuggingFaceTB/SmolLM2-135M", dir);
   fs::copy_file(dir / "model.safetensors", dir / "model (1).safetensors");
   auto r = inspect_folder(dir);

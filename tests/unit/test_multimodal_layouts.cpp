@@ -12,7 +12,7 @@
 namespace {
 
 // A small Qwen2.5-VL config: 2 text layers, 2 vision blocks, untied head.
-constexpr const char* kConfig = R"({
+constexpr const char* kSmallQwen25VlConfig = R"({
   "model_type": "qwen2_5_vl", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
   "num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 100, "tie_word_embeddings": false,
   "image_token_id": 99,
@@ -22,7 +22,7 @@ constexpr const char* kConfig = R"({
 })";
 
 hfi::ArchModel spec() {
-  auto cfg = hfi::ModelConfig::parse(kConfig, "config.json");
+  auto cfg = hfi::ModelConfig::parse(kSmallQwen25VlConfig, "config.json");
   REQUIRE(cfg.ok());
   const hfi::SpecEntry* entry = hfi::find_spec("qwen2_5_vl");
   REQUIRE(entry != nullptr);

@@ -32,18 +32,18 @@ bool excluded(const hfi::QuantDeclaration& d, const std::string& module) {
   return false;
 }
 
-std::string fixture(const std::string& repo) { return (hfi::testing::fixtures_dir() / repo / "config.json").string(); }
+std::string fixture_config(const std::string& repo) { return (hfi::testing::fixtures_dir() / repo / "config.json").string(); }
 
 }  // namespace
 
 TEST_CASE("quant config: DeepSeek-V3 FP8 blocks and gpt-oss MXFP4 with prefix patterns") {
-  auto fp8 = declared_in(fixture("deepseek-ai/DeepSeek-V3"));
+  auto fp8 = declared_in(fixture_config("deepseek-ai/DeepSeek-V3"));
   CHECK(fp8.scheme == hfi::QuantScheme::Fp8Block);
   CHECK(fp8.bits == 8u);
   CHECK(fp8.block_size == std::vector<uint64_t>{128, 128});
   CHECK(fp8.activation_scheme == "dynamic");
 
-  auto mx = declared_in(fixture("openai/gpt-oss-20b"));
+  auto mx = declared_in(fixture_config("openai/gpt-oss-20b"));
   CHECK(mx.scheme == hfi::QuantScheme::Mxfp4);
   CHECK(std::string(hfi::quant_scheme_name(mx.scheme)) == "mxfp4");
   // "model.layers.*.self_attn" covers every layer's attention; experts stay quantized.
@@ -55,7 +55,7 @@ TEST_CASE("quant config: DeepSeek-V3 FP8 blocks and gpt-oss MXFP4 with prefix pa
 }
 
 TEST_CASE("quant config: the two real NVFP4 configs, compressed-tensors and ModelOpt") {
-  auto ct = declared_in(fixture("quantized/nvfp4-ct-qwen3-vl-30b-a3b"));  // the real config, copied byte for byte
+  auto ct = declared_in(fixture_config("quantized/nvfp4-ct-qwen3-vl-30b-a3b"));  // the real config, copied byte for byte
   CHECK(ct.quant_method == "compressed-tensors");
   CHECK(ct.scheme == hfi::QuantScheme::CtNvfp4);
   CHECK(ct.bits == 4u);
@@ -66,7 +66,7 @@ TEST_CASE("quant config: the two real NVFP4 configs, compressed-tensors and Mode
   CHECK_FALSE(excluded(ct, "model.visual.blocks.0.attn"));
   CHECK_FALSE(excluded(ct, "model.language_model.layers.0.self_attn.q_proj"));
 
-  auto mo = declared_in(fixture("quantized/nvfp4-modelopt-gemma-4-26b-a4b"));  // likewise
+  auto mo = declared_in(fixture_config("quantized/nvfp4-modelopt-gemma-4-26b-a4b"));  // likewise
   CHECK(mo.quant_method == "modelopt");
   CHECK(mo.scheme == hfi::QuantScheme::ModeloptNvfp4);
   CHECK(mo.group_size == 16u);  // ModelOpt NVFP4 always scales 16 values
@@ -123,7 +123,7 @@ TEST_CASE("quant config: GPTQ, AWQ, bitsandbytes fields; malformed values name t
 TEST_CASE("quant config: compressed-tensors' older \"compression_config\" key declares the scheme too") {
   // compressed-tensors' ModelCompressor.update_config wrote `config["compression_config"]` (2024
   // llm-compressor / SparseML exports) and its loader still reads that key; such a checkpoint is
-  // the ct-fp8-dynamic fixture with the block under the old name.
+  // the ct-fp8-dynamic fixture_config with the block under the old name.
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / "hfinspect-compression-config";
   fs::remove_all(dir);

@@ -23,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) { return hfi::testing::fresh_work_dir("slow/" + name); }
+fs::path slow_dir(const std::string& name) { return hfi::testing::fresh_work_dir("slow/" + name); }
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -34,7 +34,7 @@ TEST_CASE("a server that drips every answer, a byte at a time, ends the run with
   // Two bytes a second: above zero, so a pure stall timeout would wait on it for ever.
   hub.add_fault({FaultKind::Drip, "hub", "", 200, -1, "", -1, std::chrono::milliseconds(500)});
   const auto start = Clock::now();
-  auto r = run_cli("Qwen/Qwen3-30B-A3B --timeout 2", hub_env(hub, fresh_dir("drip")));
+  auto r = run_cli("Qwen/Qwen3-30B-A3B --timeout 2", hub_env(hub, slow_dir("drip")));
   const double took = seconds_since(start);
   INFO(r.err);
   CHECK(r.code == 4);
@@ -48,7 +48,7 @@ TEST_CASE("--deadline ends a run whose server holds every request", "[remote][sl
   TestHub hub(fixture_hub());
   hub.add_fault({FaultKind::Hang, "hub", "", 200, -1, "", -1, {}});
   const auto start = Clock::now();
-  auto r = run_cli("Qwen/Qwen3-30B-A3B --timeout 60 --deadline 3", hub_env(hub, fresh_dir("deadline")));
+  auto r = run_cli("Qwen/Qwen3-30B-A3B --timeout 60 --deadline 3", hub_env(hub, slow_dir("deadline")));
   const double took = seconds_since(start);
   INFO(r.err);
   CHECK(r.code == 4);
@@ -87,7 +87,7 @@ TEST_CASE("one budget of retries per file: a failed read-ahead is not retried ag
   // The CDN's signed paths name no file; the Hub's resolve requests do.
   SECTION("the single file's probe") {
     hub.add_fault({FaultKind::Status, "hub", "/model.safetensors", 500, -1, "", -1, {}});
-    auto r = run_cli("HuggingFaceTB/SmolLM2-135M --retries 2", hub_env(hub, fresh_dir("budget-single")));
+    auto r = run_cli("HuggingFaceTB/SmolLM2-135M --retries 2", hub_env(hub, slow_dir("budget-single")));
     INFO(r.err);
     CHECK(r.code == 4);
     CHECK_THAT(r.err, Catch::Contains("answered 500") && Catch::Contains("after 3 attempt(s)"));
@@ -95,7 +95,7 @@ TEST_CASE("one budget of retries per file: a failed read-ahead is not retried ag
   }
   SECTION("one shard of sixteen") {
     hub.add_fault({FaultKind::Status, "hub", "model-00003-of-00016", 503, -1, "", -1, {}});
-    auto r = run_cli("Qwen/Qwen3-30B-A3B --retries 2", hub_env(hub, fresh_dir("budget-shard")));
+    auto r = run_cli("Qwen/Qwen3-30B-A3B --retries 2", hub_env(hub, slow_dir("budget-shard")));
     INFO(r.err);
     CHECK(r.code == 4);
     CHECK_THAT(r.err, Catch::Contains("model-00003-of-00016.safetensors"));
@@ -107,7 +107,7 @@ TEST_CASE("one budget of retries per file: a failed read-ahead is not retried ag
 TEST_CASE("a redirect whose body runs past 64 KiB is followed all the same", "[remote]") {
   TestHub hub(fixture_hub());
   hub.add_fault({FaultKind::LongRedirectBody, "hub", "", 200, -1, "", -1, {}});
-  auto r = run_cli("HuggingFaceTB/SmolLM2-135M --json", hub_env(hub, fresh_dir("long-redirect")));
+  auto r = run_cli("HuggingFaceTB/SmolLM2-135M --json", hub_env(hub, slow_dir("long-redirect")));
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(total_params(r.out) == 134'515'008ull);
@@ -116,12 +116,12 @@ TEST_CASE("a redirect whose body runs past 64 KiB is followed all the same", "[r
 TEST_CASE("a retry is said on stderr with -v, and quiet without a terminal", "[remote][slow]") {
   TestHub hub(fixture_hub());
   hub.add_fault({FaultKind::Status, "cdn", "", 503, 0, "", 1, {}});  // the first CDN read: 503, Retry-After: 0
-  auto loud = run_cli("HuggingFaceTB/SmolLM2-135M -v", hub_env(hub, fresh_dir("retry-loud")));
+  auto loud = run_cli("HuggingFaceTB/SmolLM2-135M -v", hub_env(hub, slow_dir("retry-loud")));
   INFO(loud.err);
   CHECK(loud.code == 0);
   CHECK_THAT(loud.err, Catch::Contains("retrying in ") && Catch::Contains("(attempt 2 of 6): 503 from the CDN"));
   hub.add_fault({FaultKind::Status, "cdn", "", 503, 0, "", 1, {}});
-  auto quiet = run_cli("HuggingFaceTB/SmolLM2-135M", hub_env(hub, fresh_dir("retry-quiet")));
+  auto quiet = run_cli("HuggingFaceTB/SmolLM2-135M", hub_env(hub, slow_dir("retry-quiet")));
   CHECK(quiet.code == 0);
   CHECK(quiet.err.empty());  // stderr is a file here: no terminal, no -v
 }
@@ -134,12 +134,12 @@ TEST_CASE("HF_HUB_ETAG_TIMEOUT governs metadata requests, HF_HUB_DOWNLOAD_TIMEOU
     return hfi::testhub::FaultRule{FaultKind::SlowFirstByte, "hub", "/api/models/", 200, -1, "", 1, std::chrono::milliseconds(3000)};
   };
   hub.add_fault(slow_info());
-  auto cut = run_cli("HuggingFaceTB/SmolLM2-135M -v", hub_env(hub, fresh_dir("etag-cut"), "HF_HUB_ETAG_TIMEOUT=1"));
+  auto cut = run_cli("HuggingFaceTB/SmolLM2-135M -v", hub_env(hub, slow_dir("etag-cut"), "HF_HUB_ETAG_TIMEOUT=1"));
   INFO(cut.err);
   CHECK(cut.code == 0);
   CHECK_THAT(cut.err, Catch::Contains("retrying in ") && Catch::Contains("timed out") && Catch::Contains("for 1 s"));
   hub.add_fault(slow_info());
-  auto waited = run_cli("HuggingFaceTB/SmolLM2-135M -v", hub_env(hub, fresh_dir("etag-default"), "HF_HUB_DOWNLOAD_TIMEOUT=1"));
+  auto waited = run_cli("HuggingFaceTB/SmolLM2-135M -v", hub_env(hub, slow_dir("etag-default"), "HF_HUB_DOWNLOAD_TIMEOUT=1"));
   INFO(waited.err);
   CHECK(waited.code == 0);  // the download timeout does not touch the metadata requests
   CHECK_THAT(waited.err, !Catch::Contains("retrying"));

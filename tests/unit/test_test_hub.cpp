@@ -14,6 +14,7 @@
 
 #include "hub/test_hub.hpp"
 #include "support/fixture_repo.hpp"
+#include "support/run_cli.hpp"
 
 namespace fs = std::filesystem;
 using hfi::testhub::FaultKind;
@@ -29,12 +30,7 @@ const std::string kSmol = "HuggingFaceTB/SmolLM2-135M";
 constexpr uint64_t kSmolParams = 134'515'008;
 constexpr uint64_t kSmolDataBytes = kSmolParams * 2;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using hfi::testing::slurp;
 
 std::string hex_digest(const EVP_MD* md, const std::string& data) {
   unsigned char out[EVP_MAX_MD_SIZE];

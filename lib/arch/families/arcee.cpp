@@ -5,16 +5,6 @@
 #include "arch/families/families.hpp"
 
 namespace hfi::arch {
-namespace {
-
-// up_proj [inter, hidden] and down_proj [hidden, inter] under `prefix`: an ungated two-matrix MLP
-// (Nemotron, Arcee, Apertus). A shared block would serve those three; apertus.cpp has its own copy.
-void add_up_down_mlp(ArchModel& m, const std::string& prefix, int layer, uint64_t hidden, uint64_t inter, bool bias) {
-  add_linear(m, prefix + "up_proj", inter, hidden, Role::Mlp, layer, bias);
-  add_linear(m, prefix + "down_proj", hidden, inter, Role::Mlp, layer, bias);
-}
-
-}  // namespace
 
 Result<ArchModel> arcee_spec(const ModelConfig& cfg) {
   ConfigReader r(cfg);

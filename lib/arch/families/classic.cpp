@@ -18,7 +18,6 @@ namespace hfi::arch {
 
 namespace {
 
-std::string layer_prefix(const char* stack, uint64_t i) { return std::string(stack) + std::to_string(i) + "."; }
 
 // A stored buffer that is not a parameter; present in some writers' files only.
 void add_buffer(ArchModel& m, const std::string& name, Shape shape, int layer) {

@@ -23,7 +23,6 @@ namespace {
 
 std::string num(uint64_t v) { return std::to_string(v); }
 
-std::string layer_prefix(const char* stack, uint64_t i) { return std::string(stack) + num(i) + "."; }
 
 // A tower or embedder tensor, named exactly as the checkpoint spells it.
 void add_verbatim(ArchModel& m, std::string name, Shape shape, Role role) {
