@@ -20,6 +20,15 @@ std::vector<ArchitectureRow> architecture_rows() {
     if (!row && !f.text_model_type.empty()) row = row_of(f.text_model_type);
     if (row) row->fixtures.emplace_back(f.repo);
   }
+  // Several model_types served by one spec (gemma4 and gemma4_text): a fixture proves the spec, so
+  // it stands for each of them.
+  for (auto& row : rows)
+    if (row.fixtures.empty())
+      for (const auto& other : rows)
+        if (other.spec == row.spec && !other.fixtures.empty()) {
+          row.fixtures = other.fixtures;
+          break;
+        }
   std::sort(rows.begin(), rows.end(), [](const ArchitectureRow& a, const ArchitectureRow& b) { return a.model_type < b.model_type; });
   return rows;
 }

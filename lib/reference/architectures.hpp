@@ -14,7 +14,8 @@ struct ArchitectureRow {
 };
 
 // Sorted by model_type. A fixture proves the type its config names at the top, or, when that type
-// has no spec of its own, its text_config's (the spec that served it).
+// has no spec of its own, its text_config's (the spec that served it); and it proves every other
+// type that the same spec serves.
 std::vector<ArchitectureRow> architecture_rows();
 
 }  // namespace hfi

@@ -317,8 +317,9 @@ TEST_CASE("a repository info that lists every file twice counts each once, and s
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(total_params(r.out) == 30'532'122'624ull);  // not twice the published count
-  // Every file of the fixture is named twice: config.json, the index and 16 shards, 18 repeats.
-  CHECK_THAT(r.out, Catch::Contains("names 18 file(s) more than once"));
+  // Every file of the fixture is named twice: config.json, published.json, the index and 16
+  // shards, 19 repeats.
+  CHECK_THAT(r.out, Catch::Contains("names 19 file(s) more than once"));
 }
 
 TEST_CASE("offline mode says what the cache lacks", "[remote]") {
