@@ -10,6 +10,19 @@
 
 namespace hfi::arch {
 
+namespace {
+
+// One lightning-attention layer's projections, gate and norm (MiniMax-M1, Text-01 and the
+// transformers port share them).
+void add_lightning_attention(ArchModel& m, const std::string& q, int l, uint64_t hidden, uint64_t inner) {
+  add(m, q + "qkv_proj.weight", {3 * inner, hidden}, Role::LinearAttention, l);
+  add(m, q + "output_gate.weight", {inner, hidden}, Role::LinearAttention, l);
+  add(m, q + "norm.weight", {inner}, Role::LinearAttention, l);
+  add(m, q + "out_proj.weight", {hidden, inner}, Role::LinearAttention, l);
+}
+
+}  // namespace
+
 Result<ArchModel> minimax_m1_spec(const ModelConfig& cfg) {
   ConfigReader r(cfg);
   ArchModel m;
@@ -45,10 +58,7 @@ Result<ArchModel> minimax_m1_spec(const ModelConfig& cfg) {
       ++softmax_count;
     } else {
       std::string q = p + "self_attn.";
-      add(m, q + "qkv_proj.weight", {3 * inner, d.hidden}, Role::LinearAttention, l);
-      add(m, q + "output_gate.weight", {inner, d.hidden}, Role::LinearAttention, l);
-      add(m, q + "norm.weight", {inner}, Role::LinearAttention, l);
-      add(m, q + "out_proj.weight", {d.hidden, inner}, Role::LinearAttention, l);
+      add_lightning_attention(m, q, l, d.hidden, inner);
       a.kind = AttentionKind::None;
       a.recurrent_state_elements = state;
       a.recurrent_kind = "lightning_attention";
@@ -96,12 +106,6 @@ namespace {
 
 // A lightning-attention mixer as minimax_m1_spec writes it (qkv_proj, sigmoid output_gate, RMSNorm
 // over the heads, out_proj). A shared block would serve both specs; M1's stays inline above.
-void add_lightning_attention(ArchModel& m, const std::string& q, int l, uint64_t hidden, uint64_t inner) {
-  add(m, q + "qkv_proj.weight", {3 * inner, hidden}, Role::LinearAttention, l);
-  add(m, q + "output_gate.weight", {inner, hidden}, Role::LinearAttention, l);
-  add(m, q + "norm.weight", {inner}, Role::LinearAttention, l);
-  add(m, q + "out_proj.weight", {hidden, inner}, Role::LinearAttention, l);
-}
 
 }  // namespace
 
