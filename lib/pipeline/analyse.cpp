@@ -348,6 +348,10 @@ bool is_spec_irrelevant(const ArchModel& spec, const std::string& key) {
 // config.json fields the spec neither read nor knows to be irrelevant (the text model's level,
 // then the root's), and the side files' keys hfinspect does not know.
 void find_unknown_fields(const ModelConfig* cfg, Report& r) {
+  // Each line lookup scans the file: only the first fields get one, so a config of a million junk
+  // keys stays linear. The names already reported are a set for the same reason.
+  constexpr size_t kFieldsWithLines = 256;
+  std::set<std::string> reported;
   if (cfg && r.spec) {
     for (const Json* obj : {&cfg->text(), &cfg->root()}) {
       for (const auto& member : obj->members()) {
@@ -356,10 +360,12 @@ void find_unknown_fields(const ModelConfig* cfg, Report& r) {
         if (kStructureIrrelevant.count(key) || cfg->keys_read().count(key) || is_default_like(value)) continue;
         if (const Json* unset = pretrained_config_defaults().find(key); unset && *unset == value) continue;
         if (is_spec_irrelevant(*r.spec, key)) continue;
-        if (std::any_of(r.unknown_fields.begin(), r.unknown_fields.end(), [&](const UnknownField& u) { return u.name == key; }))
-          continue;
+        if (reported.count(key)) continue;
         if (obj == &cfg->root() && cfg->has_text_config() && key.ends_with("_config")) continue;
-        r.unknown_fields.push_back({key, value, "config.json", cfg->line_of(key, obj != &cfg->root())});
+        reported.insert(key);
+        std::optional<size_t> line;
+        if (r.unknown_fields.size() < kFieldsWithLines) line = cfg->line_of(key, obj != &cfg->root());
+        r.unknown_fields.push_back({key, value, "config.json", line});
       }
       if (!cfg->has_text_config()) break;
     }
