@@ -15,12 +15,6 @@ struct Pair {
   const LogicalTensor* b = nullptr;
 };
 
-std::string shape_text(const Shape& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
 // The rank PEFT gives `module`: a rank_pattern key that is its path or ends it, else r.
 uint64_t rank_of(const AdapterConfig& c, const std::string& module) {
   for (const auto& [key, rank] : c.rank_pattern)

@@ -12,7 +12,6 @@ using u128 = unsigned __int128;
 
 constexpr uint64_t kVocabPadding = 64;  // vLLM's DEFAULT_VOCAB_PADDING_SIZE
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 uint64_t saturate(u128 v) { return v > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(v); }
 // bytes × num / den, rounded up: a rank's share of a tensor.
 uint64_t share(uint64_t bytes, uint64_t num, uint64_t den) {

@@ -8,14 +8,11 @@
 #include <unordered_map>
 
 #include "core/flat_index.hpp"
+#include "core/text.hpp"
 
 namespace hfi {
 namespace {
 
-std::string parent_dir(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
-}
 
 }  // namespace
 

@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <map>
 
+#include "core/text.hpp"
+
 namespace hfi {
 namespace {
 
 bool has(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 // "<prefix>.<index>.<rest>" where prefix ends in a known block-stack name.
 struct StackPosition {

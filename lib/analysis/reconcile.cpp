@@ -7,15 +7,12 @@
 #include <unordered_set>
 
 #include "analysis/gptq_bias_buffers.hpp"
+#include "core/text.hpp"
 #include "core/flat_index.hpp"
 #include "quant/decode.hpp"
 
 namespace hfi {
 namespace {
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 std::vector<std::string_view> split_dots(std::string_view name) {
   std::vector<std::string_view> parts;

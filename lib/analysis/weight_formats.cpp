@@ -18,7 +18,6 @@ constexpr std::array<std::pair<std::string_view, WeightFormat>, 7> kNames{{
     {"mxfp4", WeightFormat::MXFP4},
 }};
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
 // Bytes of one [out, in] matrix.
 std::optional<uint64_t> matrix_bytes(uint64_t out, uint64_t in, WeightFormat format) {

@@ -148,6 +148,11 @@ void add_embeddings(ArchModel& m, uint64_t vocab, uint64_t hidden, bool tied) {
   add_lm_head(m, "lm_head", vocab, hidden, tied);
 }
 
+void add_optional_buffer(ArchModel& m, const std::string& name, Shape shape, int layer) {
+  add(m, name, std::move(shape), Role::Buffer, layer);
+  m.tensors.back().optional = true;
+}
+
 void add_lm_head(ArchModel& m, const std::string& name, uint64_t vocab, uint64_t hidden, bool tied, bool bias) {
   add(m, name + ".weight", {vocab, hidden}, Role::LmHead);
   m.tensors.back().optional = tied;

@@ -76,6 +76,8 @@ void add_embeddings(ArchModel& m, uint64_t vocab, uint64_t hidden, bool tied);
 // The LM head `name`.weight [vocab, hidden] (optional when tied: a tied head reuses the embedding,
 // though some writers still store a copy), then `name`.bias [vocab] when bias; records vocab_size,
 // hidden_size and tied_embeddings on m.
+// A buffer some writers save and others do not (a causal-mask table, rotary frequencies).
+void add_optional_buffer(ArchModel& m, const std::string& name, Shape shape, int layer);
 void add_lm_head(ArchModel& m, const std::string& name, uint64_t vocab, uint64_t hidden, bool tied, bool bias = false);
 void add_gqa_attention(ArchModel& m, const std::string& prefix, int layer, const AttentionDims& d);
 // "<stack><i>.", e.g. "model.layers.3.".

@@ -19,6 +19,9 @@ inline std::optional<uint64_t> checked_add(uint64_t a, uint64_t b) {
   return out;
 }
 
+// a / b rounded up; 0 when b is 0.
+inline uint64_t ceil_div(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b + (a % b != 0); }
+
 // Reads a u64 stored little-endian at the start of `bytes`; nullopt when fewer than 8 bytes.
 inline std::optional<uint64_t> read_u64_le(std::span<const unsigned char> bytes) {
   if (bytes.size() < 8) return std::nullopt;

@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace hfi {
@@ -113,5 +114,12 @@ class Shape {
 };
 
 static_assert(sizeof(Shape) == sizeof(std::vector<uint64_t>), "a shape is no larger than the vector it replaces");
+
+// "[4096, 128]", as reports and error messages write a shape.
+inline std::string shape_text(std::span<const uint64_t> shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
 
 }  // namespace hfi

@@ -23,6 +23,23 @@ inline std::string trim(std::string_view s) {
   return std::string(begin, end);
 }
 
+// One or more ASCII digits and nothing else (a layer index in a tensor name).
+inline bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "a/b/c.json" -> "a/b/", "c.json" -> "": the folder part of a repository path, with its slash.
+inline std::string parent_dir(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+// ASCII lower case.
+inline std::string lowercase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
 // A plain decimal of at most 19 digits (so it always fits in 64 bits); nullopt for anything else.
 inline std::optional<uint64_t> parse_decimal(std::string_view s) {
   if (s.empty() || s.size() > 19) return std::nullopt;

@@ -3,13 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/text.hpp"
+
 namespace hfi::http {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 bool unreserved(unsigned char c) { return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~'; }
 
@@ -42,7 +39,7 @@ size_t scheme_end(const std::string& url) {
 std::string origin_of(const std::string& url) {
   size_t colon = scheme_end(url);
   if (colon == std::string::npos) return {};
-  std::string scheme = lower(url.substr(0, colon));
+  std::string scheme = lowercase(url.substr(0, colon));
   size_t start = colon + 3;
   size_t end = url.find_first_of("/?#", start);
   std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
@@ -55,7 +52,7 @@ std::string origin_of(const std::string& url) {
     port = authority.substr(port_colon + 1);
   }
   if (port.empty()) port = scheme == "https" ? "443" : scheme == "http" ? "80" : "";
-  return scheme + "://" + lower(host) + ":" + port;
+  return scheme + "://" + lowercase(host) + ":" + port;
 }
 
 std::string resolve_location(const std::string& base, const std::string& location) {

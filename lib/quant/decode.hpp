@@ -217,7 +217,6 @@ class Builder {
 
 uint64_t product(std::span<const uint64_t> shape);
 uint64_t ceil_div(uint64_t a, uint64_t b);
-std::string shape_text(std::span<const uint64_t> shape);
 // The group size g with ceil(in / g) == groups: in / groups when exact, else the smallest power of
 // two that fits, else ceil(in / groups). nullopt for one group (per-channel: the configs' -1).
 std::optional<uint32_t> group_from(uint64_t in, uint64_t groups);

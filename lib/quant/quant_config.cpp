@@ -5,13 +5,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/text.hpp"
+
 namespace hfi {
 namespace {
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 const Json* member(const Json& obj, std::initializer_list<std::string_view> keys) {
   for (auto k : keys)
@@ -74,7 +72,7 @@ Result<QuantDeclaration> parse_gptq_like(QuantDeclaration d, const Json& qc, con
   d.group_size = *group;
   d.desc_act = boolean(qc, {"desc_act"});
   d.sym = boolean(qc, {"sym"});
-  d.checkpoint_format = lower(text(qc, {"checkpoint_format", "format"}).value_or("gptq"));
+  d.checkpoint_format = lowercase(text(qc, {"checkpoint_format", "format"}).value_or("gptq"));
   if (boolean(qc, {"is_marlin_format"}).value_or(false)) d.checkpoint_format = "marlin";
   d.scheme = d.checkpoint_format == "marlin" ? QuantScheme::GptqMarlin : QuantScheme::Gptq;
   if (const Json* dyn = member(qc, {"dynamic"}); dyn && dyn->is_object()) {
@@ -105,14 +103,14 @@ Result<QuantDeclaration> parse_awq(QuantDeclaration d, const Json& qc, const std
   if (!group) return group.error();
   d.group_size = *group;
   if (auto zp = boolean(qc, {"zero_point"})) d.sym = !*zp;
-  d.version = lower(text(qc, {"version"}).value_or("gemm"));
+  d.version = lowercase(text(qc, {"version"}).value_or("gemm"));
   d.scheme = d.version == "gemv" || d.version == "gemv_fast" ? QuantScheme::AwqGemv : QuantScheme::AwqGemm;
   add_patterns(d, member(qc, {"modules_to_not_convert"}), PatternSyntax::Substring);
   return d;
 }
 
 Result<QuantDeclaration> parse_compressed_tensors(QuantDeclaration d, const Json& qc, const std::string& file) {
-  std::string format = lower(text(qc, {"format"}).value_or(""));
+  std::string format = lowercase(text(qc, {"format"}).value_or(""));
   const Json* groups = member(qc, {"config_groups"});
   const Json* weights = nullptr;
   const Json* inputs = nullptr;
@@ -123,7 +121,7 @@ Result<QuantDeclaration> parse_compressed_tensors(QuantDeclaration d, const Json
       if (++group_count > 1) continue;
       weights = member(group, {"weights"});
       inputs = member(group, {"input_activations"});
-      if (auto f = text(group, {"format"})) format = lower(*f);
+      if (auto f = text(group, {"format"})) format = lowercase(*f);
     }
   }
   if (group_count > 1) d.notes.push_back(std::to_string(group_count) + " config_groups: the audit checks the first one");
@@ -136,8 +134,8 @@ Result<QuantDeclaration> parse_compressed_tensors(QuantDeclaration d, const Json
     if (!group) return group.error();
     d.group_size = *group;
     d.sym = boolean(*weights, {"symmetric"});
-    strategy = lower(text(*weights, {"strategy"}).value_or(""));
-    type = lower(text(*weights, {"type"}).value_or("int"));
+    strategy = lowercase(text(*weights, {"strategy"}).value_or(""));
+    type = lowercase(text(*weights, {"type"}).value_or("int"));
     if (const Json* block = member(*weights, {"block_structure"}); block && block->is_array())
       for (const Json& b : block->items())
         if (auto v = b.as_uint()) d.block_size.push_back(*v);
@@ -166,7 +164,7 @@ Result<QuantDeclaration> parse_modelopt(QuantDeclaration d, const Json& root, co
   const Json& qc = nested && nested->is_object() ? *nested : root;
   std::string algo = text(qc, {"quant_algo"}).value_or("");
   d.checkpoint_format = algo;
-  std::string a = lower(algo);
+  std::string a = lowercase(algo);
   if (a == "fp8") d.scheme = QuantScheme::Fp8Tensor, d.bits = 8;
   else if (a == "fp8_per_channel_per_token") d.scheme = QuantScheme::Fp8Channel, d.bits = 8;
   else if (a == "nvfp4" || a == "nvfp4_awq") d.scheme = QuantScheme::ModeloptNvfp4, d.bits = 4;
@@ -180,7 +178,7 @@ Result<QuantDeclaration> parse_modelopt(QuantDeclaration d, const Json& root, co
   d.group_size = *group;
   if (!d.group_size && d.scheme == QuantScheme::ModeloptNvfp4) d.group_size = 16;
   add_patterns(d, member(qc, {"exclude_modules", "ignore"}), PatternSyntax::Glob);
-  if (auto kv = text(qc, {"kv_cache_quant_algo"})) d.kv_cache_dtype = lower(*kv);
+  if (auto kv = text(qc, {"kv_cache_quant_algo"})) d.kv_cache_dtype = lowercase(*kv);
   else d.kv_cache_dtype = kv_dtype_of(member(qc, {"kv_cache_scheme"}));
   return d;
 }
@@ -241,7 +239,7 @@ Result<QuantDeclaration> parse_quant_declaration(const Json& qc, const std::stri
   if (!qc.is_object()) return malformed(file, "quantization_config", "is not an object");
   QuantDeclaration d;
   d.file = file;
-  std::string method = lower(text(qc, {"quant_method", "method"}).value_or(""));
+  std::string method = lowercase(text(qc, {"quant_method", "method"}).value_or(""));
   // Side-cars name their method by their file: AutoGPTQ's quantize_config.json, ModelOpt's
   // hf_quant_config.json ({"producer": {"name": "modelopt"}, "quantization": {...}}).
   if (method.empty() && file.ends_with("quantize_config.json") && !file.ends_with("hf_quant_config.json")) method = "gptq";
@@ -272,7 +270,7 @@ Result<QuantDeclaration> parse_quant_declaration(const Json& qc, const std::stri
   }
   if (method == "gptq") return parse_gptq_like(std::move(d), qc, file);
   if (method == "auto-round" || method == "autoround") {
-    std::string packing = lower(text(qc, {"packing_format"}).value_or("auto_round:gptq"));
+    std::string packing = lowercase(text(qc, {"packing_format"}).value_or("auto_round:gptq"));
     if (packing.find("awq") != std::string::npos) return parse_awq(std::move(d), qc, file);
     return parse_gptq_like(std::move(d), qc, file);
   }
@@ -284,7 +282,7 @@ Result<QuantDeclaration> parse_quant_declaration(const Json& qc, const std::stri
     d.scheme = four ? QuantScheme::Bnb4 : QuantScheme::Bnb8;
     d.bits = four ? 4 : 8;
     if (four) {
-      d.bnb_quant_type = lower(text(qc, {"bnb_4bit_quant_type"}).value_or("fp4"));
+      d.bnb_quant_type = lowercase(text(qc, {"bnb_4bit_quant_type"}).value_or("fp4"));
       d.bnb_double_quant = boolean(qc, {"bnb_4bit_use_double_quant"}).value_or(false);
     }
     add_patterns(d, member(qc, {"llm_int8_skip_modules"}), PatternSyntax::Substring);
@@ -314,7 +312,7 @@ Result<QuantDeclaration> parse_quant_declaration(const Json& qc, const std::stri
   }
   if (method == "torchao") {
     d.scheme = QuantScheme::Torchao;
-    std::string type = lower(text(qc, {"quant_type"}).value_or(""));
+    std::string type = lowercase(text(qc, {"quant_type"}).value_or(""));
     if (type.rfind("int4", 0) == 0) d.bits = 4;
     else if (type.rfind("int8", 0) == 0 || type.rfind("float8", 0) == 0) d.bits = 8;
     d.notes.push_back("torchao: tensor layout lives in the safetensors __metadata__; counts are taken as stored");
@@ -323,7 +321,7 @@ Result<QuantDeclaration> parse_quant_declaration(const Json& qc, const std::stri
   if (method == "quanto") {
     d.scheme = QuantScheme::Quanto;
     d.notes.push_back("optimum-quanto: recognised; 4- and 2-bit weights keep their logical shape only in the config, so they are checked against the architecture spec");
-    std::string w = lower(text(qc, {"weights"}).value_or(""));
+    std::string w = lowercase(text(qc, {"weights"}).value_or(""));
     if (w == "int8" || w == "float8") d.bits = 8;
     else if (w == "int4") d.bits = 4;
     else if (w == "int2") d.bits = 2;

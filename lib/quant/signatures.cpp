@@ -219,12 +219,6 @@ uint64_t product(std::span<const uint64_t> shape) {
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
 
-std::string shape_text(std::span<const uint64_t> shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 std::optional<uint32_t> group_from(uint64_t in, uint64_t groups) {
   if (groups <= 1 || in == 0) return std::nullopt;
   if (in % groups == 0) return static_cast<uint32_t>(in / groups);

@@ -42,12 +42,6 @@ std::string short_bytes(uint64_t v) {
   return scaled(static_cast<double>(v), units, 6, 1024.0);
 }
 
-std::string shape_text(std::span<const uint64_t> s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
 std::string first_and_others(const std::vector<std::string>& names) {
   if (names.empty()) return {};
   return names.front() + (names.size() > 1 ? " and others" : "");

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/shape.hpp"
 #include "core/text.hpp"  // printable(): every text renderer's output passes through it
 
 namespace hfi {
@@ -14,7 +15,6 @@ std::string with_commas(uint64_t v);      // 8030261248 -> "8,030,261,248"
 std::string short_count(uint64_t v);      // 8030261248 -> "8.03 billion"
 std::string short_flops(uint64_t v);      // 15009849344 -> "15.01 GFLOP", 0 -> "0 FLOP"
 std::string short_bytes(uint64_t v);      // binary units: "14.96 GiB"
-std::string shape_text(std::span<const uint64_t> s);  // "[4096, 128]"
 std::string first_and_others(const std::vector<std::string>& names);  // "a.bin", "a.bin and others"
 
 // ANSI styling for the text renderers; a no-op without colour.

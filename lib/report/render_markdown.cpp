@@ -9,7 +9,7 @@
 namespace hfi {
 namespace {
 
-void title_section(std::string& out, const Report& r) {
+void markdown_title(std::string& out, const Report& r) {
   std::string title = r.repo_id.empty() ? r.location : r.repo_id;
   out += "### hfinspect: `" + title + "`\n\n";
   if (!r.summary.empty()) out += "**" + r.model_type + "** — " + r.summary + "\n\n";
@@ -29,7 +29,7 @@ void runtime_rows(std::string& out, const Report& r) {
            " |\n";
 }
 
-void figures_section(std::string& out, const Report& r) {
+void markdown_figures(std::string& out, const Report& r) {
   const ParamBreakdown& p = r.params;
   out += "| figure | value |\n|---|---:|\n";
   out += "| total parameters | " + with_commas(p.total) + " |\n";
@@ -45,7 +45,7 @@ void figures_section(std::string& out, const Report& r) {
 
 // The declared scheme, what is stored, bits per weight overall and by role, and what was kept in
 // high precision: the text report's Quantization lines.
-void quantization_section(std::string& out, const Report& r) {
+void markdown_quantization(std::string& out, const Report& r) {
   if (!r.quant) return;
   const QuantSummary& q = *r.quant;
   std::string stored = stored_quant_summary(q);
@@ -58,7 +58,7 @@ void quantization_section(std::string& out, const Report& r) {
   out += "\n";
 }
 
-void roles_section(std::string& out, const Report& r) {
+void markdown_roles(std::string& out, const Report& r) {
   const ParamBreakdown& p = r.params;
   if (p.by_role.empty()) return;  // no spec, no roles: no table of headers alone
   out += "| role | params | share |\n|---|---:|---:|\n";
@@ -69,7 +69,7 @@ void roles_section(std::string& out, const Report& r) {
   }
 }
 
-void reconcile_section(std::string& out, const Report& r) {
+void markdown_reconcile(std::string& out, const Report& r) {
   const Reconciliation& rc = r.reconcile;
   out += "\n**Reconcile:** `" + std::string(reconcile_status_name(rc.status)) + "`, " + with_commas(rc.matched_tensors) + " matched, " +
          with_commas(rc.unexplained_tensors) + " unexplained\n";
@@ -84,7 +84,7 @@ void reconcile_section(std::string& out, const Report& r) {
 }
 
 // A GGUF repository's variants, the reported one marked.
-void gguf_section(std::string& out, const Report& r) {
+void markdown_gguf(std::string& out, const Report& r) {
   if (!r.gguf) return;
   out += "\n| GGUF variant | size | bits/weight | params | file |\n|---|---:|---:|---:|---|\n";
   for (const auto& v : r.gguf->variants) {
@@ -98,7 +98,7 @@ void gguf_section(std::string& out, const Report& r) {
 }
 
 // A pipeline: one row per component, then their sum.
-void pipeline_section(std::string& out, const Report& r) {
+void markdown_pipeline(std::string& out, const Report& r) {
   const PipelineSummary& p = *r.pipeline;
   out += "**Pipeline:** " + (p.class_name.empty() ? std::string() : "`" + p.class_name + "` · ") + pipeline_kind_name(p.kind) + " (`" + p.file + "`)\n\n";
   out += "| component | class | params | weights |\n|---|---|---:|---:|\n";
@@ -108,7 +108,7 @@ void pipeline_section(std::string& out, const Report& r) {
   out += "| **total** | | **" + with_commas(r.params.total) + "** | **" + short_bytes(r.memory.weight_bytes) + "** |\n";
 }
 
-void findings_section(std::string& out, const Report& r) {
+void markdown_findings(std::string& out, const Report& r) {
   for (const auto& m : r.reconcile.missing) out += "- missing `" + m.name + "`\n";
   for (const auto& m : r.reconcile.shape_mismatches) out += "- shape mismatch `" + m.name + "`\n";
   if (r.unknown_fields.empty()) return;
@@ -117,22 +117,22 @@ void findings_section(std::string& out, const Report& r) {
 }
 
 // Generation and tokenizer defaults, as the text report's lines say them.
-void defaults_section(std::string& out, const Report& r) {
+void markdown_defaults(std::string& out, const Report& r) {
   if (r.generation) out += "\n**Generation:** " + generation_summary(*r.generation) + "\n";
   if (r.tokenizer) out += "\n**Tokenizer:** " + tokenizer_summary(*r.tokenizer) + "\n";
 }
 
 using MarkdownSection = void (*)(std::string&, const Report&);
 
-void notes_section(std::string& out, const Report& r) {
+void markdown_notes(std::string& out, const Report& r) {
   for (const auto& n : r.notes) out += "\n> " + n + "\n";
 }
 
-constexpr MarkdownSection kMarkdownSections[] = {title_section, figures_section, quantization_section, roles_section, reconcile_section,
-                                         gguf_section,  findings_section, defaults_section,     notes_section};
+constexpr MarkdownSection kMarkdownSections[] = {markdown_title, markdown_figures, markdown_quantization, markdown_roles, markdown_reconcile,
+                                         markdown_gguf,  markdown_findings, markdown_defaults,     markdown_notes};
 // Several GGUF variants, none chosen: the table and the note that says how to choose.
-constexpr MarkdownSection kMarkdownVariantsOnly[] = {title_section, gguf_section, notes_section};
-constexpr MarkdownSection kMarkdownPipeline[] = {title_section, pipeline_section, notes_section};
+constexpr MarkdownSection kMarkdownVariantsOnly[] = {markdown_title, markdown_gguf, markdown_notes};
+constexpr MarkdownSection kMarkdownPipeline[] = {markdown_title, markdown_pipeline, markdown_notes};
 
 }  // namespace
 

@@ -13,9 +13,6 @@ struct Pending {
   uint64_t want = 0;   // bytes the next round should bring the prefix to
 };
 
-// Requests of at most ~512 MB per call, as for safetensors headers.
-constexpr uint64_t kBatchBytes = 512u << 20;
-
 }  // namespace
 
 Result<std::vector<GgufFile>> read_gguf_headers(Source& source, const std::vector<std::string>& paths,
@@ -33,7 +30,7 @@ Result<std::vector<GgufFile>> read_gguf_headers(Source& source, const std::vecto
       for (; end < pending.size(); ++end) {
         const Pending& p = pending[end];
         const uint64_t length = p.want - p.bytes.size();
-        if (end > from && batch_bytes + length > kBatchBytes) break;
+        if (end > from && batch_bytes + length > kReadBatchBytes) break;
         batch_bytes += length;
         batch.push_back({paths[p.file], p.bytes.size(), length, false});
       }

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/json_dom.hpp"
+#include "core/text.hpp"
 #include "source/gguf_headers.hpp"
 #include "source/subdir_source.hpp"
 
@@ -16,10 +17,6 @@ namespace {
 constexpr uint64_t kMaxConfigBytes = 16u << 20;
 constexpr uint64_t kMaxIndexBytes = 64u << 20;
 
-std::string parent_dir(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
-}
 
 std::span<const unsigned char> as_bytes(const std::string& s) {
   return {reinterpret_cast<const unsigned char*>(s.data()), s.size()};
@@ -131,7 +128,6 @@ size_t batch_end(const std::vector<RangeRequest>& requests, size_t from, uint64_
 Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const std::vector<std::string>& paths,
                                                           const std::unordered_map<std::string, uint64_t>& sizes,
                                                           const LoadOptions& options) {
-  constexpr uint64_t kBatchBytes = 512u << 20;
   std::vector<std::optional<Result<SafetensorsHeader>>> parsed(paths.size());
   std::vector<size_t> to_read;  // shards the source has not parsed already
   for (size_t i = 0; i < paths.size(); ++i) {
@@ -150,7 +146,7 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
   std::vector<RangeRequest> rests;
   std::vector<size_t> longer;  // shards whose header goes past the first read, as `rests`
   for (size_t from = 0; from < probes.size();) {
-    const size_t end = batch_end(probes, from, kBatchBytes);
+    const size_t end = batch_end(probes, from, kReadBatchBytes);
     auto first = source.read_ranges({probes.begin() + static_cast<std::ptrdiff_t>(from), probes.begin() + static_cast<std::ptrdiff_t>(end)});
     for (size_t k = from; k < end; ++k) {
       const size_t i = to_read[k];
@@ -170,7 +166,7 @@ Result<std::vector<SafetensorsHeader>> read_shard_headers(Source& source, const 
     from = end;
   }
   for (size_t from = 0; from < rests.size();) {
-    const size_t end = batch_end(rests, from, kBatchBytes);
+    const size_t end = batch_end(rests, from, kReadBatchBytes);
     auto rest = source.read_ranges({rests.begin() + static_cast<std::ptrdiff_t>(from), rests.begin() + static_cast<std::ptrdiff_t>(end)});
     for (size_t k = from; k < end; ++k) {
       if (!rest[k - from]) return rest[k - from].error();

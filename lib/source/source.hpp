@@ -35,6 +35,10 @@ struct RangeRequest {
   bool length_prefixed = false;
 };
 
+// Header reads go to a source in calls of about this many bytes at most, so that a repository of
+// huge headers is read, parsed and released a part at a time.
+inline constexpr uint64_t kReadBatchBytes = 512u << 20;
+
 class Source {
  public:
   virtual ~Source() = default;

@@ -20,11 +20,6 @@ namespace hfi::arch {
 
 namespace {
 
-void add_optional_buffer(ArchModel& m, const std::string& name, Shape shape, int layer) {
-  add(m, name, std::move(shape), Role::Buffer, layer);
-  m.tensors.back().optional = true;
-}
-
 // rotary_pct (original name), partial_rotary_factor, or rope_parameters.partial_rotary_factor
 // (transformers 5 folds both rotary fields into rope_parameters).
 double rotary_fraction(const ConfigReader& r) {

@@ -12,15 +12,6 @@
 
 namespace hfi::arch {
 
-namespace {
-
-void add_optional_buffer(ArchModel& m, const std::string& name, Shape shape, int layer) {
-  add(m, name, std::move(shape), Role::Buffer, layer);
-  m.tensors.back().optional = true;
-}
-
-}  // namespace
-
 Result<ArchModel> gptj_spec(const ModelConfig& cfg) {
   ConfigReader r(cfg);
   ArchModel m;
