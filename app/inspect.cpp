@@ -192,7 +192,7 @@ Result<Report> inspect_target(const std::string& target, const FetchFlags& flags
   inspect_options.hub = hub_settings(flags);
   inspect_options.base = flags.base;
   std::unique_ptr<http::Transport> transport;
-  if (resolved->kind == TargetKind::Repository && !inspect_options.hub.offline) {
+  if (resolved->needs_hub(inspect_options.hub.offline)) {
     auto made = make_transport(inspect_options.hub, flags.verbose);
     if (!made) return made.error();
     transport = std::move(made.value());

@@ -7,6 +7,32 @@
 #include "source/open_repo.hpp"
 
 namespace hfi {
+namespace {
+
+// hfinspect keeps the shards' headers beside the snapshot (the cache's header pack), not as files in
+// it, so a snapshot folder read in place would miss them and fall back to the config's formula.
+bool as_cache_snapshot(const std::string& text, Target& target) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::absolute(text, ec).lexically_normal();
+  if (ec) return false;
+  if (dir.filename().empty()) dir = dir.parent_path();
+  const std::string commit = dir.filename().string();
+  const fs::path snapshots = dir.parent_path();
+  const std::string folder = snapshots.parent_path().filename().string();
+  const std::string prefix = "models--";
+  if (!is_commit_sha(commit) || snapshots.filename() != "snapshots" || folder.rfind(prefix, 0) != 0 || folder.size() == prefix.size())
+    return false;
+  std::string repo_id = folder.substr(prefix.size());
+  for (size_t at = repo_id.find("--"); at != std::string::npos; at = repo_id.find("--", at + 1)) repo_id.replace(at, 2, "/");
+  if (!parse_repo_ref(repo_id)) return false;
+  target.kind = TargetKind::Repository;
+  target.repo = RepoRef{repo_id, commit};
+  target.cache_dir = snapshots.parent_path().parent_path();
+  return true;
+}
+
+}  // namespace
 
 Result<Target> resolve_target(const std::string& text, const std::string& revision) {
   namespace fs = std::filesystem;
@@ -14,6 +40,7 @@ Result<Target> resolve_target(const std::string& text, const std::string& revisi
   Target target;
   if (fs::is_directory(text, ec)) {
     if (!revision.empty()) return Error{ErrorKind::Usage, "--revision", "", "applies to repository ids, not directories", {}};
+    if (as_cache_snapshot(text, target)) return target;
     target.directory = text;
     return target;
   }
@@ -31,6 +58,12 @@ Result<Snapshot> load_target(const Target& target, const InspectOptions& options
   if (target.kind == TargetKind::Directory) {
     LocalSource source(target.directory);
     return load_snapshot(source, options.load);
+  }
+  if (!target.cache_dir.empty()) {
+    HubSettings cache_only = options.hub;
+    cache_only.cache_dir = target.cache_dir;
+    cache_only.offline = true;
+    return load_repo(target.repo, cache_only, nullptr, options.load);
   }
   return load_repo(target.repo, options.hub, options.hub.offline ? nullptr : transport, options.load);
 }

@@ -21,6 +21,10 @@ struct Target {
   TargetKind kind = TargetKind::Directory;
   std::filesystem::path directory;  // Directory
   RepoRef repo;                     // Repository: id and revision
+  // Set when the user named a snapshot folder of a Hugging Face cache: the repository is read from
+  // that cache, offline, never from the Hub.
+  std::filesystem::path cache_dir;
+  bool needs_hub(bool offline) const { return kind == TargetKind::Repository && !offline && cache_dir.empty(); }
 };
 
 struct InspectOptions {
@@ -33,7 +37,8 @@ struct InspectOptions {
   std::string base;
 };
 
-// A directory is read in place; anything else must be a repository id (org/name[@revision], or
+// A directory is read in place, except a cache snapshot folder (<cache>/models--org--name/
+// snapshots/<commit>), which is read as that commit of the cache; anything else must be a repository id (org/name[@revision], or
 // a Hub URL). A file is a usage error.
 Result<Target> resolve_target(const std::string& text, const std::string& revision);
 

@@ -243,6 +243,45 @@ TEST_CASE("the cache follows the Hugging Face layout", "[remote]") {
   CHECK(fs::file_size(pack) == whole);
 }
 
+TEST_CASE("a cache snapshot folder given as a directory is read as that commit of the cache", "[remote]") {
+  // t5-small's published Hub total is 60,506,880 (its PROVENANCE.md); the config's formula alone
+  // gives 256 fewer (a stale relative-bias table only the stored header shows). hfinspect keeps
+  // the headers in the cache's own pack, not in the snapshot folder, so a folder read in place
+  // would give the formula.
+  TestHub hub(fixture_hub());
+  const std::string repo = "google-t5/t5-small";
+  auto cache = fresh_dir("snapshot-folder");
+  REQUIRE(run_cli(repo, hub_env(hub, cache)).code == 0);
+  const fs::path snapshot = cache / "models--google-t5--t5-small" / "snapshots" / hub.commit_of(repo);
+  hub.clear_requests();
+  for (const std::string& target : {snapshot.string(), snapshot.string() + "/"}) {
+    auto r = run_cli(target + " --json", hub_env(hub, cache / "elsewhere"));
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(total_params(r.out) == 60'506'880ull);
+    CHECK(hfi::testing::parse_stdout(r.out).find("repo")->find("id")->as_string() == repo);
+  }
+  CHECK(hub.requests().empty());  // the cache is read offline, whatever HF_HUB_OFFLINE says
+
+  // A snapshot huggingface_hub downloaded holds the weight files themselves: read from them.
+  auto other = fresh_dir("snapshot-folder-downloaded");
+  const fs::path downloaded = other / "models--google-t5--t5-small" / "snapshots" / std::string(40, 'c');
+  hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / repo, downloaded);
+  auto r = run_cli(downloaded.string() + " --json", hub_env(hub, other));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(total_params(r.out) == 60'506'880ull);
+
+  // A folder shaped like a snapshot whose repository folder names no valid id is just a folder.
+  const fs::path odd = other / "models--a--b--c" / "snapshots" / std::string(40, 'd');
+  hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / repo, odd);
+  auto plain = run_cli(odd.string() + " --json", hub_env(hub, other));
+  REQUIRE(plain.code == 0);
+  CHECK(total_params(plain.out) == 60'506'880ull);
+  CHECK(hfi::testing::parse_stdout(plain.out).find("repo")->find("source")->as_string() == "local");
+  CHECK(hub.requests().empty());
+}
+
 TEST_CASE("a damaged cache is fetched again online, and named offline", "[remote]") {
   TestHub hub(fixture_hub());
   auto cache = fresh_dir("damaged");
