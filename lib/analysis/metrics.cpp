@@ -87,6 +87,7 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
     if (off_token_path(role)) continue;
     uint32_t num = x ? x->active_num : 1, den = x ? x->active_den : 1;
     active.add(t.params, num, den);
+    if (x && x->runs_per_token > 1) p.repeated_runs += t.params * (x->runs_per_token - 1u);
     if (is_input_embedding(role)) input_embedding_active += t.params;
     if (role == Role::LmHead) head_active += t.params;
     if (!x) unexplained_active += t.params;
@@ -118,6 +119,9 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
   if (by_role.count("buffer") && by_role["buffer"] > 0)
     p.active_notes.push_back("stored buffers (causal-mask tables, rotary frequencies) count in the total, as the Hub counts "
                              "them, but not as active: they are not weights");
+  if (p.repeated_runs > 0)
+    p.active_notes.push_back("weights of a block shared across depths count once here, but FLOPs per token count each of "
+                             "their runs (" + std::to_string(p.repeated_runs) + " parameters run again)");
   if (p.mtp > 0) p.active_notes.push_back("the multi-token-prediction module is not part of the per-token path");
   p.by_dtype = sorted(by_dtype);
   p.by_role = sorted(by_role);
@@ -142,8 +146,9 @@ ParamBreakdown formula_params(const ArchModel& spec, const std::vector<size_t>& 
     }
     if (is_input_embedding(t.role)) p.embedding += t.params();
     if (t.role == Role::LmHead) p.lm_head += t.params();
-    if (!off_token_path(t.role))
-      active.add(t.params(), t.active_num, t.active_den);
+    if (off_token_path(t.role)) continue;
+    active.add(t.params(), t.active_num, t.active_den);
+    if (t.runs_per_token > 1) p.repeated_runs += t.params() * (t.runs_per_token - 1u);
   }
   p.active = active.total();
   p.non_embedding = p.total - p.embedding - p.lm_head;
@@ -180,7 +185,8 @@ Result<FlopsPerToken> compute_flops(const ArchModel* spec, const ParamBreakdown&
   FlopsPerToken f;
   f.context = context;
   // Embedding lookups do no arithmetic; every other active weight is one multiply-add.
-  bool ok = accumulate(f.fixed, product({2, params.active_without_input_embedding}));
+  bool ok = accumulate(f.fixed, product({2, params.active_without_input_embedding})) &&
+            accumulate(f.fixed, product({2, params.repeated_runs}));
   if (spec && spec->tied_embeddings && params.lm_head == 0) ok = ok && accumulate(f.fixed, product({2, spec->vocab_size, spec->hidden_size}));
   if (spec)
     for (const auto& a : spec->attention) {

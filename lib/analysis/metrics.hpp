@@ -25,6 +25,7 @@ struct ParamBreakdown {
   uint64_t active = 0;           // per token, main model
   uint64_t active_non_embedding = 0;
   uint64_t active_without_input_embedding = 0;
+  uint64_t repeated_runs = 0;    // params x (runs - 1) of weights a token passes through more than once
   bool active_known = false;     // false without a spec: every stored parameter counted
   std::vector<std::pair<std::string, uint64_t>> by_dtype;  // logical params by storage format
   std::vector<std::pair<std::string, uint64_t>> by_role;   // including "unexplained"

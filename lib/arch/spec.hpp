@@ -64,6 +64,9 @@ struct ExpectedTensor {
   // that checkpoints of this family may or may not carry (BERT's cls.* heads, position_ids). Set
   // together with `optional`; reported apart from tied weights when absent.
   bool optional_part = false;
+  // How many times one token passes through this weight: above 1 for a block shared across depths
+  // (Zamba2's shared transformer). Active parameters count such a weight once; FLOPs count each run.
+  uint16_t runs_per_token = 1;
   uint64_t params() const;
 };
 

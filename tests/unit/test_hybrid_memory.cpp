@@ -88,3 +88,24 @@ TEST_CASE("Qwen3.5: the delta-net state in mamba_ssm_dtype, the conv inputs in t
   CHECK(r.kv.state_dtypes.ssm_bytes == 4);
   CHECK(r.kv.recurrent_state_bytes == 64'389'120);
 }
+
+TEST_CASE("Zamba2-1.2B: the shared block's weights count once as parameters, once per use in FLOPs") {
+  // config.json: hidden 2048, 32 heads over concat(hidden, embeddings) = 4096 wide (head_dim 128),
+  // intermediate 8192, one shared block called by the 6 "hybrid" layers, vocab 32000, tied head.
+  // The shared block's own weights (its rank-128 adapters are per use, so they run once each):
+  //   input_layernorm 4,096 + pre_ff_layernorm 2,048
+  //   q, k, v 3 × 4096 × 4096 = 50,331,648; o_proj 2048 × 4096 = 8,388,608
+  //   gate_up_proj 16384 × 2048 = 33,554,432; down_proj 2048 × 8192 = 16,777,216
+  //   -> 109,058,048, run 6 times: 5 × 109,058,048 = 545,290,240 more multiply-adds per token.
+  // Fixed FLOPs = 2 × (published total 1,215,064,704 - embedding 32000 × 2048 = 65,536,000
+  //   + the tied head's 65,536,000 + 545,290,240) = 3,520,709,888.
+  // Attention at 4,096 tokens: 6 layers × 2 × 32 heads × (128 + 128) × 4096 = 402,653,184.
+  auto r = report_of("Zyphra/Zamba2-1.2B-Instruct-v2");
+  CHECK(r.params.total == 1'215'064'704ull);
+  CHECK(r.params.repeated_runs == 545'290'240ull);
+  CHECK(r.flops.fixed == 3'520'709'888ull);
+  CHECK(r.flops.context == 4096);
+  CHECK(r.flops.attention == 402'653'184ull);
+  CHECK(r.kv.attention_layers == 6);
+  CHECK(r.kv.recurrent_layers == 38);
+}

@@ -15,6 +15,8 @@
 // under the hybrid layer of its first use (the k-th hybrid layer); the other hybrid layers'
 // shared_transformer.* names are tied to those and not stored.
 //
+// FLOPs count the shared weights at every use (runs_per_token), active parameters once.
+//
 // Every hybrid use keeps its own KV cache (the cache is indexed by layer), and every layer keeps a
 // Mamba2 state. transformers ignores config's mamba_headdim (it derives mamba_expand × H /
 // n_mamba_heads) and use_conv_bias (the conv always has a bias); use_shared_mlp_adapter too, as the
@@ -124,6 +126,7 @@ Result<ArchModel> zamba2_spec(const ModelConfig& cfg) {
     if (use < mem_blocks) {
       // First use of this block: its weights, and the adapters of every use that calls it, live here.
       std::string s = p + "shared_transformer.";
+      const size_t first_shared = m.tensors.size();
       add(m, s + "input_layernorm.weight", {a.hidden}, Role::Norm, l);
       add_linear(m, s + "self_attn.q_proj", a.heads * a.head_dim, a.hidden, Role::Attention, l, false);
       add_linear(m, s + "self_attn.k_proj", a.kv_heads * a.head_dim, a.hidden, Role::Attention, l, false);
@@ -142,6 +145,10 @@ Result<ArchModel> zamba2_spec(const ModelConfig& cfg) {
       for (uint64_t j = block; j < uses; j += mem_blocks)
         add_adapter(m, s + "feed_forward.gate_up_proj_adapter_list." + std::to_string(j), static_cast<int>(hybrid_ids[j]), hidden,
                     rank, 2 * inter, Role::Mlp);
+      // Every use of the block runs its weights again; each adapter runs at its own use only.
+      const auto runs = static_cast<uint16_t>(std::min<uint64_t>((uses - block + mem_blocks - 1) / mem_blocks, UINT16_MAX));
+      for (size_t t = first_shared; t < m.tensors.size(); ++t)
+        if (m.tensors[t].name.find("_adapter_list.") == std::string::npos) m.tensors[t].runs_per_token = runs;
     }
     // The per-layer linear carries the block's output into this layer's Mamba input.
     add_linear(m, p + "linear", hidden, hidden, Role::Attention, l, false);
@@ -169,9 +176,6 @@ Result<ArchModel> zamba2_spec(const ModelConfig& cfg) {
   m.layer_summary = std::to_string(layers) + " × Mamba2; " + std::to_string(uses) + " of them first run a shared transformer block" +
                     " (rank-" + std::to_string(rank) + " adapters per use" + (attn_adapters ? " on q/k/v and gate_up" : " on gate_up") +
                     ") and a per-layer linear";
-  if (uses > built_blocks)
-    m.notes.push_back("the shared transformer blocks run at " + std::to_string(uses) + " depths but are counted once; FLOPs " +
-                      "per token count each shared weight once too, so they understate the shared attention and MLP work");
   m.structure_irrelevant_fields = {"chunk_size", "time_step_min", "time_step_max", "time_step_floor", "time_step_limit",
                                    "use_mem_eff_path", "use_mamba_kernels", "num_logits_to_keep", "rms_norm_eps",
                                    "mamba_headdim", "use_conv_bias", "use_shared_mlp_adapter", "use_long_context",
