@@ -66,3 +66,24 @@ TEST_CASE("qwen2_5_vl: the vision tower is found beside the language model in ev
   REQUIRE(conv != m.tensors.end());
   CHECK(conv->shape == std::vector<uint64_t>{32, 3, 2, 14, 14});
 }
+
+TEST_CASE("llava_next: a text_config's explicit null stays null (full attention, not Mistral's default window)") {
+  // llava-v1.6-mistral-7b-hf's text_config says "sliding_window": null; MistralConfig's default
+  // 4096 applies only when the key is absent. Two configs differing only in that: the null one has
+  // no windowed layer, the absent one has every layer windowed at 4096.
+  auto build = [](const std::string& window) {
+    auto cfg = hfi::ModelConfig::parse(R"({"model_type": "llava_next", "text_config": {"model_type": "mistral",
+      "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4, "num_key_value_heads": 2,
+      "num_hidden_layers": 2, "vocab_size": 100)" + window + R"(}})", "config.json");
+    REQUIRE(cfg.ok());
+    auto m = hfi::find_spec("llava_next")->build(*cfg);
+    REQUIRE(m.ok());
+    return std::move(m.value());
+  };
+  hfi::ArchModel explicit_null = build(R"(, "sliding_window": null)");
+  hfi::ArchModel absent = build("");
+  REQUIRE(explicit_null.attention.size() == 2);
+  REQUIRE(absent.attention.size() == 2);
+  for (const auto& a : explicit_null.attention) CHECK(a.window == 0);
+  for (const auto& a : absent.attention) CHECK(a.window == 4096);
+}

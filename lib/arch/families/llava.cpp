@@ -46,13 +46,14 @@ ModelConfig with_text_defaults(const ModelConfig& cfg, const std::string& text_t
   std::vector<Json::Member> text;
   const Json* given = cfg.root().find("text_config");
   if (given && given->is_object()) text = given->members();
+  // A key the text_config gives stays as given, null included: transformers passes an explicit
+  // None through ("sliding_window": null is full attention, not Mistral's default window).
   auto has = [&](const std::string& k) {
-    for (const auto& m : text)
-      if (m.first == k) return !m.second.is_null();
-    return false;
+    return std::any_of(text.begin(), text.end(), [&](const Json::Member& m) { return m.first == k; });
   };
   for (const auto& m : def->members())
     if (!has(m.first)) text.push_back(m);
+  std::erase_if(text, [](const Json::Member& m) { return m.first == "model_type" && !m.second.is_string(); });
   if (!has("model_type")) text.emplace_back("model_type", Json::make_string(text_type));
   std::vector<Json::Member> root;
   for (const auto& m : cfg.root().members())
