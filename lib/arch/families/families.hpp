@@ -98,6 +98,8 @@ Result<ArchModel> siglip2_spec(const ModelConfig& cfg);
 Result<ArchModel> llava_spec(const ModelConfig& cfg);
 Result<ArchModel> llava_next_spec(const ModelConfig& cfg);
 Result<ArchModel> llava_onevision_spec(const ModelConfig& cfg);
+Result<ArchModel> mllama_spec(const ModelConfig& cfg);
+Result<ArchModel> internvl_spec(const ModelConfig& cfg);
 Result<ArchModel> exaone4_spec(const ModelConfig& cfg);
 Result<ArchModel> seed_oss_spec(const ModelConfig& cfg);
 Result<ArchModel> apertus_spec(const ModelConfig& cfg);
