@@ -18,7 +18,11 @@ std::vector<ArchitectureRow> architecture_rows() {
   for (const ProvingFixture& f : proving_fixtures()) {
     ArchitectureRow* row = row_of(f.model_type);
     if (!row && !f.text_model_type.empty()) row = row_of(f.text_model_type);
-    if (row) row->fixtures.emplace_back(f.repo);
+    if (!row) continue;
+    // An exact figure proves more than one derived by hand: it goes first.
+    if (f.exact && !row->exact) row->fixtures.emplace(row->fixtures.begin(), f.repo);
+    else row->fixtures.emplace_back(f.repo);
+    row->exact = row->exact || f.exact;
   }
   // Several model_types served by one spec (gemma4 and gemma4_text): a fixture proves the spec, so
   // it stands for each of them.
@@ -27,6 +31,7 @@ std::vector<ArchitectureRow> architecture_rows() {
       for (const auto& other : rows)
         if (other.spec == row.spec && !other.fixtures.empty()) {
           row.fixtures = other.fixtures;
+          row.exact = other.exact;
           break;
         }
   std::sort(rows.begin(), rows.end(), [](const ArchitectureRow& a, const ArchitectureRow& b) { return a.model_type < b.model_type; });

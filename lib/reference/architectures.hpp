@@ -11,6 +11,7 @@ struct ArchitectureRow {
   std::string model_type;
   std::string spec;                   // the builder's name, e.g. "llama_spec"
   std::vector<std::string> fixtures;  // repositories under fixtures/ with a published figure; may be empty
+  bool exact = false;                 // some fixture's figure is an exact published one, not derived by hand
 };
 
 // Sorted by model_type. A fixture proves the type its config names at the top, or, when that type
