@@ -139,6 +139,11 @@ void add_clip_encoder_layers(ArchModel& m, const std::string& prefix, uint64_t l
   }
 }
 
+uint64_t patch_grid(uint64_t image, uint64_t patch) {
+  if (patch == 0 || image < patch) throw SpecError("config.json: vision_config.image_size is smaller than one patch_size");
+  return checked_product("(image_size // patch_size)²", {image / patch, image / patch});
+}
+
 VitTower read_vit_tower(const ConfigReader& v, VitFlavour flavour, bool head_default) {
   // CLIPVisionConfig: ViT-B/32; SiglipVisionConfig and Siglip2VisionConfig: ViT-B/16.
   VitTower t;
@@ -154,8 +159,7 @@ VitTower read_vit_tower(const ConfigReader& v, VitFlavour flavour, bool head_def
     t.positions = v.get({"num_patches"}, 256);
   } else {
     t.image = v.get({"image_size"}, 224);
-    if (t.image % t.patch != 0) throw SpecError("config.json: vision_config.image_size is not a multiple of patch_size");
-    t.positions = checked_product("(image_size / patch_size)²", {t.image / t.patch, t.image / t.patch});
+    t.positions = patch_grid(t.image, t.patch);
     if (flavour == VitFlavour::Clip) t.positions += 1;  // the class token's position
   }
   t.head = flavour != VitFlavour::Clip && v.flag({"vision_use_head"}, head_default);

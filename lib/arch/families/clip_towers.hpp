@@ -23,6 +23,10 @@ struct VitTower {
 // vision_config read with the defaults of transformers' CLIPVisionConfig / SiglipVisionConfig /
 // Siglip2VisionConfig; `head_default` is vision_use_head when the config does not say.
 VitTower read_vit_tower(const ConfigReader& v, VitFlavour flavour, bool head_default);
+
+// Patches of a square image: the patch conv's stride is patch_size, so a remainder is dropped, as
+// transformers counts (image_size // patch_size)² (SigLIP so400m/14 at 384 px: 27² = 729).
+uint64_t patch_grid(uint64_t image, uint64_t patch);
 // The tower's tensors under `prefix` (ending in '.', e.g. "vision_model." or
 // "vision_tower.vision_model."), all Role::Vision. `position_ids_buffer`: the [1, positions] int64
 // position_ids buffer that checkpoints written before transformers 4.31 store (an optional part).

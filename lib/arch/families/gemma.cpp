@@ -12,6 +12,7 @@
 // transformers reads them.
 #include <cstdio>
 
+#include "arch/families/clip_towers.hpp"
 #include "arch/families/families.hpp"
 
 namespace hfi::arch {
@@ -181,9 +182,8 @@ void add_siglip_tower(ArchModel& m, const ConfigReader& v, const std::string& pr
   uint64_t h = v.get({"hidden_size"}, 768), inter = v.get({"intermediate_size"}, 3072);
   uint64_t layers = v.get({"num_hidden_layers"}, 12), heads = v.get({"num_attention_heads"}, 12);
   uint64_t channels = v.get({"num_channels"}, 3), image = v.get({"image_size"}, 224), patch = v.get({"patch_size"}, 16);
-  if (h == 0 || heads == 0 || patch == 0 || image % patch != 0)
-    throw SpecError("config.json: vision_config needs positive sizes and image_size divisible by patch_size");
-  uint64_t positions = (image / patch) * (image / patch);
+  if (h == 0 || heads == 0) throw SpecError("config.json: vision_config needs positive sizes");
+  uint64_t positions = patch_grid(image, patch);
   std::string e = prefix + "embeddings.";
   add(m, e + "patch_embedding.weight", {h, channels, patch, patch}, Role::Vision);
   add(m, e + "patch_embedding.bias", {h}, Role::Vision);

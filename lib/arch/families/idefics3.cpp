@@ -36,8 +36,7 @@ VitTower read_idefics3_tower(const ConfigReader& r) {
   }
   if (t.hidden == 0 || t.inter == 0 || t.layers == 0 || t.heads == 0 || t.patch == 0 || t.channels == 0)
     throw SpecError("config.json: vision_config has a zero size");
-  if (t.image % t.patch != 0) throw SpecError("config.json: vision_config.image_size is not a multiple of patch_size");
-  t.positions = checked_product("(image_size / patch_size)²", {t.image / t.patch, t.image / t.patch});
+  t.positions = patch_grid(t.image, t.patch);
   t.head = false;
   return t;
 }
