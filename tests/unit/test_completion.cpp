@@ -178,17 +178,16 @@ TEST_CASE("--list-architectures: every registered model_type with its spec and p
   }
   // Every fixture folder holding a published figure proves the type its config names, when that
   // type is registered: the type's line does not say "-".
-  for (const auto& org : fs::directory_iterator(hfi::testing::fixtures_dir())) {
-    if (!org.is_directory()) continue;
-    for (const auto& repo : fs::directory_iterator(org.path())) {
-      if (!fs::exists(repo.path() / "published.json") || !fs::exists(repo.path() / "config.json")) continue;
-      auto config = hfi::parse_json(hfi::testing::slurp(repo.path() / "config.json"), "config.json");
-      REQUIRE(config);
-      const hfi::Json* type = config->find("model_type");
-      if (!type || !type->is_string() || !line_of.count(type->as_string())) continue;
-      INFO(repo.path().string());
-      CHECK_FALSE(line_of[type->as_string()].ends_with(" -"));
-    }
+  // A pipeline's component folder (org/name/text_encoder) counts too.
+  for (const auto& entry : fs::recursive_directory_iterator(hfi::testing::fixtures_dir())) {
+    const fs::path folder = entry.path().parent_path();
+    if (entry.path().filename() != "published.json" || !fs::exists(folder / "config.json")) continue;
+    auto config = hfi::parse_json(hfi::testing::slurp(folder / "config.json"), "config.json");
+    REQUIRE(config);
+    const hfi::Json* type = config->find("model_type");
+    if (!type || !type->is_string() || !line_of.count(type->as_string())) continue;
+    INFO(folder.string());
+    CHECK_FALSE(line_of[type->as_string()].ends_with(" -"));
   }
   // The README's list is this output, verbatim.
   std::string readme = hfi::testing::slurp(hfi::testing::fixtures_dir() / ".." / "README.md");
