@@ -138,8 +138,9 @@ Status describe_architecture(const ModelConfig* cfg, const DeclaredQuantization&
     r.spec = std::move(built->value());
     r.family = r.spec->family;
     if (!borrowed_from.empty())
-      r.notes.push_back("no spec for model_type '" + r.model_type + "': read with the " + r.family + " spec, which its architectures class " +
-                        borrowed_from + " names (reconcile shows whether the layout agrees)");
+      r.notes.push_back((r.model_type.empty() ? std::string("config.json names no model_type") : "no spec for model_type '" + r.model_type + "'") +
+                        ": read with the " + r.family + " spec, which its architectures class " + borrowed_from +
+                        " names (reconcile shows whether the layout agrees)");
     r.notes.insert(r.notes.end(), r.spec->notes.begin(), r.spec->notes.end());  // e.g. the vision tower
   } else if (!r.gguf) {  // a GGUF's own note says which architecture has no mapping
     r.notes.push_back("no architecture spec for model_type '" + r.model_type + "'" +

@@ -201,10 +201,10 @@ TEST_CASE("config-only: the qwen2 formula reproduces Qwen2.5-0.5B's loaded-model
   CHECK(r.reconcile.status == hfi::ReconcileStatus::NoWeights);
 }
 
-
 TEST_CASE("config-only: Mistral Small 4 (derived config) is mistral4 MLA + MoE inside mistral3") {
-  // The config is DERIVED (fixtures/mistralai/Mistral-Small-4-119B-2603/PROVENANCE.md): no exact
-  // count is published, only "119.4B total, 6.5B / 6.63B active". Figures below are by hand.
+  // The config is DERIVED (fixtures/mistralai/Mistral-Small-4-119B-2603/PROVENANCE.md). The Hub's
+  // count (119,401,317,952, FP8 scales included) is quoted publicly; its published.json holds the
+  // weights without the scales, which the catalog test checks. Figures below are by hand.
   hfi::Report r = hfi::testing::inspect_dir(hfi::testing::fixtures_dir() / "mistralai/Mistral-Small-4-119B-2603").report;
   CHECK(r.model_type == "mistral3");
   CHECK(r.text_model_type == "mistral4");
@@ -404,6 +404,29 @@ TEST_CASE("a model_type without a spec is read with the family its architectures
   CHECK(r.params.total == 134'515'008);
   CHECK(r.reconcile.status == hfi::ReconcileStatus::Complete);
   CHECK(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) { return n.find("LlamaForCausalLM") != std::string::npos; }));
+}
+
+TEST_CASE("a config without model_type is read with the family its architectures class names") {
+  // google/umt5-small's config.json on the Hub has no model_type key. mt5-small (published
+  // 300,176,768) with its model_type line removed stands in: MT5ForConditionalGeneration -> mt5.
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(HFINSPECT_TEST_WORK_DIR) / "no-model-type" / "mt5-small";
+  fs::remove_all(dir);
+  hfi::testing::materialize_fixture(hfi::testing::fixtures_dir() / "google/mt5-small", dir);
+  std::string config = hfi::testing::slurp(dir / "config.json");
+  const auto at = config.find("\"model_type\"");
+  REQUIRE(at != std::string::npos);
+  config.erase(config.rfind('\n', at), config.find('\n', at) - config.rfind('\n', at));
+  REQUIRE(config.find("model_type") == std::string::npos);
+  std::ofstream(dir / "config.json", std::ios::trunc) << config;
+  auto r = hfi::testing::inspect_dir(dir).report;
+  REQUIRE(r.spec);
+  CHECK(r.family == "mt5");
+  CHECK(r.params.total == 300'176'768);
+  CHECK(r.reconcile.status == hfi::ReconcileStatus::Complete);
+  CHECK(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.starts_with("config.json names no model_type: read with the mt5 spec") && n.find("MT5ForConditionalGeneration") != std::string::npos;
+  }));
 }
 
 TEST_CASE("an index whose total_size disagrees with the headers' tensor bytes is reported once") {
