@@ -130,3 +130,17 @@ TEST_CASE("modernbert spec: legacy and transformers 5 configs give the same layo
   // Layer 0 has no attention norm.
   for (const auto& t : a.tensors) CHECK(t.name != "model.layers.0.attn_norm.weight");
 }
+
+TEST_CASE("a T5 encoder alone (a pipeline's text encoder) does attention work and keeps no cache") {
+  // UMT5EncoderModel of the Wan2.1 pipeline: 24 blocks of 64 heads × d_kv 64 (its config.json).
+  // Attention per token at 4,096 tokens: 24 × 2 × 64 × (64 + 64) × 4096 = 1,610,612,736 FLOP.
+  hfi::ArchModel m = build(R"({"model_type": "umt5", "architectures": ["UMT5EncoderModel"], "d_model": 4096,
+    "d_kv": 64, "d_ff": 10240, "num_heads": 64, "num_layers": 24, "vocab_size": 256384,
+    "feed_forward_proj": "gated-gelu", "tie_word_embeddings": false})");
+  CHECK(m.encoder_only);
+  hfi::KvCache kv = hfi::compute_kv_cache(&m, 4096, 4).value();
+  CHECK(kv.encoder_only);
+  CHECK(kv.bytes_per_token == 0);
+  hfi::ParamBreakdown p;
+  CHECK(hfi::compute_flops(&m, p, 4096).value().attention == 1'610'612'736ull);
+}

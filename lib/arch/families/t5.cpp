@@ -106,6 +106,13 @@ ArchModel t5_like(const ModelConfig& cfg, const T5Defaults& def) {
     norm(p + "1.", -1);
   }
   add(m, "model.encoder.final_layer_norm.weight", {d_model}, Role::Norm);
+  AttentionLayer full;
+  full.kind = AttentionKind::Full;
+  full.heads = full.kv_heads = static_cast<uint32_t>(heads);
+  full.qk_dim = full.v_dim = static_cast<uint32_t>(d_kv);
+  // An encoder alone (T5EncoderModel, a pipeline's text encoder) has its own attention work per
+  // token, over the whole input; it keeps no cache (encoder_only).
+  if (encoder_only) m.attention.assign(enc_layers, full);
   if (!encoder_only) {
     for (uint64_t i = 0; i < dec_layers; ++i) {
       int l = static_cast<int>(i);
@@ -120,11 +127,7 @@ ArchModel t5_like(const ModelConfig& cfg, const T5Defaults& def) {
       norm(p + "1.", l);
       ffn(p + "2.DenseReluDense.", l);
       norm(p + "2.", l);
-      AttentionLayer a;
-      a.kind = AttentionKind::Full;
-      a.heads = a.kv_heads = static_cast<uint32_t>(heads);
-      a.qk_dim = a.v_dim = static_cast<uint32_t>(d_kv);
-      m.attention.push_back(a);
+      m.attention.push_back(full);
     }
     add(m, "model.decoder.final_layer_norm.weight", {d_model}, Role::Norm);
   }
