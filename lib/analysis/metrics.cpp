@@ -120,8 +120,8 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
     p.active_notes.push_back("stored buffers (causal-mask tables, rotary frequencies) count in the total, as the Hub counts "
                              "them, but not as active: they are not weights");
   if (p.repeated_runs > 0)
-    p.active_notes.push_back("weights of a block shared across depths count once here, but FLOPs per token count each of "
-                             "their runs (" + std::to_string(p.repeated_runs) + " parameters run again)");
+    p.active_notes.push_back("a block shared across depths counts once here; FLOPs per token count each of its runs (" +
+                             std::to_string(p.repeated_runs) + " more multiply-adds per token)");
   if (p.mtp > 0) p.active_notes.push_back("the multi-token-prediction module is not part of the per-token path");
   p.by_dtype = sorted(by_dtype);
   p.by_role = sorted(by_role);
