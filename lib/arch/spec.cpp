@@ -1,5 +1,7 @@
 #include "arch/spec.hpp"
 
+#include <algorithm>
+
 namespace hfi {
 
 const char* role_name(Role r) {
@@ -32,6 +34,12 @@ uint64_t ExpectedTensor::params() const {
   uint64_t n = 1;
   for (uint64_t d : shape) n *= d;
   return n;
+}
+
+std::string ArchModel::head_summary() const {
+  bool has_head = std::any_of(tensors.begin(), tensors.end(), [](const ExpectedTensor& t) { return t.role == Role::LmHead; });
+  if (!has_head) return "no LM head";
+  return tied_embeddings ? "tied embeddings" : "untied embeddings";
 }
 
 const TensorAlternatives& ArchModel::alternatives_of(const ExpectedTensor& t) const {

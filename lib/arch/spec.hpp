@@ -131,6 +131,9 @@ struct ArchModel {
   // cost (dropouts, initialiser scales, token ids); read fields need no declaration.
   std::vector<std::string> structure_irrelevant_fields;
 
+  // "tied embeddings", "untied embeddings", or "no LM head" for a tower or an encoder stored without
+  // one (a tied/untied head is moot there).
+  std::string head_summary() const;
   // The other names and shapes of `t`; empty for nearly every tensor.
   const TensorAlternatives& alternatives_of(const ExpectedTensor& t) const;
   // Those of the tensor added last, created on first use.

@@ -150,7 +150,7 @@ Status describe_architecture(const ModelConfig* cfg, const DeclaredQuantization&
   if (r.spec) {
     const ArchModel& spec = *r.spec;
     r.summary = join({spec.attention_summary, spec.position_summary, spec.norm_summary, spec.activation_summary,
-                      spec.tied_embeddings ? "tied embeddings" : "untied embeddings", spec.layer_summary},
+                      spec.head_summary(), spec.layer_summary},
                      "; ");
   }
   return Ok{};
@@ -208,15 +208,16 @@ void audit_quantization(const DeclaredQuantization& declared, Report& r) {
 }
 
 // The context the figures are given at: --ctx, else the maximum the config declares, else
-// kDefaultContext. Either way the declared maximum is kept, and a --ctx past it is said.
+// kDefaultContext. Either way the declared maximum is kept, and a --ctx past it is said. MPT and
+// DBRX call it max_seq_len (MPT's ALiBi refuses a longer sequence unless the config is raised).
 uint64_t resolve_context(const ModelConfig* cfg, const ReportOptions& options, Report& r) {
   if (cfg)
-    if (auto max = cfg->integer({"max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"}); max && *max > 0)
+    if (auto max = cfg->integer({"max_position_embeddings", "n_positions", "max_sequence_length", "seq_length", "max_seq_len"}); max && *max > 0)
       r.max_context = static_cast<uint64_t>(*max);
   if (options.context) {
     if (r.max_context && *options.context > *r.max_context)
       r.notes.push_back("--ctx " + with_commas(*options.context) + " is past the " + with_commas(*r.max_context) +
-                        " positions the config declares (max_position_embeddings)");
+                        " positions the config declares");
     return *options.context;
   }
   if (r.max_context) return *r.max_context;

@@ -62,7 +62,7 @@ void architecture_section(std::string& out, const Style& st, const Report& r) {
   if (r.spec) {
     for (const auto& piece : {r.spec->attention_summary, r.spec->position_summary,
                               r.spec->norm_summary + ", " + r.spec->activation_summary + ", " +
-                                  (r.spec->tied_embeddings ? "tied embeddings" : "untied embeddings"),
+                                  r.spec->head_summary(),
                               r.spec->layer_summary})
       line(out, st, "", piece);
   }

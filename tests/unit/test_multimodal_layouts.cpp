@@ -8,6 +8,7 @@
 #include "analysis/reconcile.hpp"
 #include "arch/spec.hpp"
 #include "formats/model_config.hpp"
+#include "support/inspect.hpp"
 
 namespace {
 
@@ -86,4 +87,22 @@ TEST_CASE("llava_next: a text_config's explicit null stays null (full attention,
   REQUIRE(absent.attention.size() == 2);
   for (const auto& a : explicit_null.attention) CHECK(a.window == 0);
   for (const auto& a : absent.attention) CHECK(a.window == 4096);
+}
+
+TEST_CASE("mllama: cross-attention keys and values are per image, not per text token") {
+  // Llama-3.2-11B-Vision-Instruct's text_config: hidden 4096, intermediate 14336, 40 layers of which
+  // 8 cross-attention (3, 8, ..., 38), 32 q / 8 kv heads of 128, vocab 128256 (+ 8 embedding rows),
+  // untied head. By hand:
+  //   self-attention layer: q, o 2 x 4096^2 + k, v 2 x 1024 x 4096 = 41,943,040; SwiGLU
+  //     3 x 4096 x 14336 = 176,160,768; two norms 8,192 -> 218,112,000
+  //   cross-attention layer: the same + q_norm, k_norm 2 x 128 + two tanh gates -> 218,112,258,
+  //     of which k_proj, v_proj and k_norm (8,388,736) read the image features, once per image
+  //   text model: embed 128,264 x 4096 = 525,369,344 + 32 x 218,112,000 + 8 x 218,112,258
+  //     + final norm 4,096 + head 128,256 x 4096 = 525,336,576 -> 9,775,192,080
+  //   active: 9,775,192,080 - 8 x 8,388,736 = 9,708,082,192 (the vision model and projector run
+  //     per image too); fixed FLOPs = 2 x (active - the input embedding) = 18,365,425,696.
+  hfi::Report r = hfi::testing::inspect_fixture("meta-llama/Llama-3.2-11B-Vision-Instruct").report;
+  REQUIRE(r.spec.has_value());
+  CHECK(r.params.active == 9'708'082'192ull);
+  CHECK(r.flops.fixed == 18'365'425'696ull);
 }

@@ -112,6 +112,17 @@ void add_vision_model(ArchModel& m, const MllamaVision& t) {
     add_vision_layer(m, layer_prefix("vision_model.global_transformer.layers.", i), t, true);
 }
 
+// A cross-attention layer's keys and values come from the vision features, once per image: its
+// k_proj, v_proj and k_norm do no work for a text token, so they sit outside the active count and
+// the FLOPs per token (as Gemma 3n's unused KV weights do).
+void mark_image_side(ArchModel& m, size_t first) {
+  for (size_t t = first; t < m.tensors.size(); ++t) {
+    const std::string& n = m.tensors[t].name;
+    if (n.ends_with("k_proj.weight") || n.ends_with("v_proj.weight") || n.ends_with("k_norm.weight"))
+      m.tensors[t].active_num = 0;
+  }
+}
+
 // text_config.cross_attention_layers, or MllamaTextConfig's default list.
 std::set<uint64_t> cross_layers(const ConfigReader& r, uint64_t layers) {
   std::set<uint64_t> out;
@@ -169,7 +180,9 @@ Result<ArchModel> mllama_spec(const ModelConfig& cfg) {
     int l = static_cast<int>(i);
     std::string p = layer_prefix("model.layers.", i);
     if (cross.count(i)) {
+      size_t first = m.tensors.size();
       add_gqa_attention(m, p + "cross_attn.", l, cd);
+      mark_image_side(m, first);
       add(m, p + "input_layernorm.weight", {d.hidden}, Role::Norm, l);
       add(m, p + "cross_attn_attn_gate", {1}, Role::Attention, l);
       add_swiglu(m, p + "mlp.", l, d.hidden, inter, Role::Mlp);
