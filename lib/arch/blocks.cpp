@@ -38,6 +38,9 @@ ConfigReader ConfigReader::section(std::string_view key) const {
 
 const Json* ConfigReader::field(std::initializer_list<std::string_view> aliases) const {
   if (!section_) return cfg_.field(aliases);
+  // The text model's own object is where unknown fields are looked for: what is read there counts.
+  if (section_ == &cfg_.text())
+    for (auto a : aliases) cfg_.note_read(a);
   for (auto a : aliases)
     if (const Json* v = section_->find(a)) return v;
   return nullptr;
@@ -399,8 +402,9 @@ std::string describe_rope(const ConfigReader& r) {
   return out;
 }
 
-std::string describe_activation(const ConfigReader& r, bool gated) {
-  std::string act = r.config().string({"hidden_act", "hidden_activation", "activation_function"}).value_or("silu");
+std::string describe_activation(const ConfigReader& r, bool gated, std::string_view fallback) {
+  const Json* named = r.field({"hidden_act", "hidden_activation", "activation_function"});
+  std::string act = named && named->is_string() ? named->as_string() : std::string(fallback);
   return gated ? act + " (gated: " + (act == "silu" ? "SwiGLU" : act == "gelu_pytorch_tanh" || act == "gelu" ? "GeGLU" : act + "-GLU") + ")"
                : act;
 }

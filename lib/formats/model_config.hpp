@@ -46,6 +46,8 @@ class ModelConfig {
 
   // Keys the analysis has read, per config level; used to find fields nobody understands.
   const std::set<std::string>& keys_read() const { return keys_read_; }
+  // For readers that look inside a nested object themselves (arch::ConfigReader's sections).
+  void note_read(std::string_view key) const { keys_read_.insert(std::string(key)); }
   // Keys the file repeats in one object (dotted paths): the last value is the one read.
   const std::vector<std::string>& repeated_keys() const { return repeated_keys_; }
 

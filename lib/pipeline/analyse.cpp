@@ -207,6 +207,20 @@ void audit_quantization(const DeclaredQuantization& declared, Report& r) {
   if (!r.quant_method && !declarations.empty()) r.quant_method = declarations.front().quant_method;
 }
 
+// An encoder whose every attention layer is capped by its position table (a CLIP or SigLIP text
+// tower whose config leaves max_position_embeddings to the class default) reads at most that many
+// tokens; 0 when some layer has no such cap or the model is not an encoder.
+uint64_t longest_encoder_input(const ArchModel* spec) {
+  if (!spec || !spec->encoder_only) return 0;
+  uint64_t longest = 0;
+  for (const auto& a : spec->attention) {
+    if (a.kind == AttentionKind::None) continue;
+    if (a.window == 0) return 0;
+    longest = std::max(longest, a.window);
+  }
+  return longest;
+}
+
 // The context the figures are given at: --ctx, else the maximum the config declares, else
 // kDefaultContext. Either way the declared maximum is kept, and a --ctx past it is said. MPT and
 // DBRX call it max_seq_len (MPT's ALiBi refuses a longer sequence unless the config is raised).
@@ -221,6 +235,7 @@ uint64_t resolve_context(const ModelConfig* cfg, const ReportOptions& options, R
     return *options.context;
   }
   if (r.max_context) return *r.max_context;
+  if (uint64_t longest = longest_encoder_input(r.spec ? &*r.spec : nullptr)) return longest;
   if (r.spec && !r.spec->encoder_only)
     r.notes.push_back("config.json declares no maximum context: the figures are at " + with_commas(kDefaultContext) +
                       " tokens (--ctx sets another)");

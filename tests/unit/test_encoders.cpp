@@ -9,6 +9,7 @@
 #include "analysis/reconcile.hpp"
 #include "arch/spec.hpp"
 #include "formats/model_config.hpp"
+#include "support/inspect.hpp"
 
 namespace {
 
@@ -143,4 +144,18 @@ TEST_CASE("a T5 encoder alone (a pipeline's text encoder) does attention work an
   CHECK(kv.bytes_per_token == 0);
   hfi::ParamBreakdown p;
   CHECK(hfi::compute_flops(&m, p, 4096).value().attention == 1'610'612'736ull);
+}
+
+TEST_CASE("a minimal SigLIP config: class defaults fill what text_config leaves out") {
+  // google/siglip2-base-patch16-256's config.json gives only text_config.vocab_size (256000) and
+  // vision_config.image_size. SiglipTextConfig's defaults: hidden_act gelu_pytorch_tanh,
+  // max_position_embeddings 64; the tower has no LM head. The vocabulary it does give is read, so
+  // it is not an unknown field, and attention work stops at the 64 positions.
+  hfi::Report r = hfi::testing::inspect_fixture("google/siglip2-base-patch16-256").report;
+  REQUIRE(r.spec.has_value());
+  CHECK(r.summary.find("gelu_pytorch_tanh") != std::string::npos);
+  CHECK(r.summary.find("silu") == std::string::npos);
+  CHECK(r.summary.find("no LM head") != std::string::npos);
+  CHECK(r.unknown_fields.empty());
+  CHECK(r.flops.context == 64);
 }

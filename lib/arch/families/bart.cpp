@@ -113,7 +113,7 @@ ArchModel bart_like(const ModelConfig& cfg, const char* family, bool mbart) {
                        std::to_string(table) + " rows: offset 2)" + (scale ? ", embeddings scaled by sqrt(d_model)" : "");
   m.norm_summary = mbart ? "LayerNorm with bias (pre-norm), layernorm_embedding and a final LayerNorm on each stack"
                          : "LayerNorm with bias (post-norm), layernorm_embedding on each stack";
-  m.activation_summary = describe_activation(r, false) + " (fc1/fc2)";
+  m.activation_summary = describe_activation(r, false, "gelu") + " (fc1/fc2)";
   m.layer_summary = std::to_string(enc_layers) + " encoder + " + std::to_string(dec_layers) +
                     " decoder layers (self + cross attention + MLP)";
   m.notes.push_back("encoder-decoder: the KV cache counts the decoder's self-attention, which grows with the generated "

@@ -119,7 +119,7 @@ Result<ArchModel> phi_spec(const ModelConfig& cfg) {
   m.attention_summary = describe_attention(d) + ", dense bias" + (qk_ln ? ", QK LayerNorm" : "");
   m.position_summary = rope_with_fraction(r, rotary);
   m.norm_summary = "LayerNorm with bias, one per layer (attention and MLP in parallel)";
-  m.activation_summary = describe_activation(r, false) + " (fc1/fc2)";
+  m.activation_summary = describe_activation(r, false, "gelu_new") + " (fc1/fc2)";
   m.layer_summary = std::to_string(layers) + " × (parallel attention + dense MLP)";
   m.structure_irrelevant_fields = {"embd_pdrop", "resid_pdrop"};
   return m;
@@ -173,7 +173,7 @@ Result<ArchModel> gpt2_spec(const ModelConfig& cfg) {
   m.attention_summary = describe_attention(d) + ", fused c_attn (Conv1D, stored [in, out])";
   m.position_summary = "learned absolute positions (wpe), " + std::to_string(positions) + " positions";
   m.norm_summary = "LayerNorm with bias";
-  m.activation_summary = describe_activation(r, false);
+  m.activation_summary = describe_activation(r, false, "gelu_new");
   m.layer_summary = std::to_string(layers) + " × (attention + dense MLP)";
   m.notes.push_back("older GPT-2 files store attn.bias / attn.masked_bias causal-mask buffers; they are counted as stored tensors, not parameters of the network");
   m.structure_irrelevant_fields = {"attn_pdrop", "embd_pdrop", "resid_pdrop", "layer_norm_epsilon", "n_ctx",

@@ -88,7 +88,8 @@ void add_text_tower(ArchModel& m, const TextTower& t, bool position_ids_buffer) 
   m.prefix_anchor = "token_embedding.weight";
 }
 
-void describe(ArchModel& m, const TextTower& t, const ConfigReader& text, const std::string& what) {
+// `default_act`: the config class's hidden_act when text_config leaves it out.
+void describe(ArchModel& m, const TextTower& t, const ConfigReader& text, std::string_view default_act, const std::string& what) {
   AttentionDims d;
   d.hidden = t.hidden;
   d.heads = d.kv_heads = t.heads;
@@ -97,7 +98,7 @@ void describe(ArchModel& m, const TextTower& t, const ConfigReader& text, const 
   m.attention_summary = describe_attention(d) + ", bidirectional (text tower)";
   m.position_summary = "learned absolute positions, " + std::to_string(t.positions) + " text tokens";
   m.norm_summary = "LayerNorm before each sublayer (pre-LN)";
-  m.activation_summary = describe_activation(text, false);
+  m.activation_summary = describe_activation(text, false, default_act);
   m.layer_summary = std::to_string(t.layers) + " × (bidirectional attention + dense MLP) text encoder; " + what;
 }
 
@@ -117,7 +118,7 @@ Result<ArchModel> siglip_like(const ModelConfig& cfg, const char* family, VitFla
   add_vit_tower(m, "vision_model.", v, flavour, false);
   add(m, "logit_scale", {1}, Role::Other);
   add(m, "logit_bias", {1}, Role::Other);
-  describe(m, t, text, describe_vit_tower(v, flavour) + "; sigmoid contrastive head (logit_scale, logit_bias)");
+  describe(m, t, text, "gelu_pytorch_tanh", describe_vit_tower(v, flavour) + "; sigmoid contrastive head (logit_scale, logit_bias)");
   m.notes.push_back(describe_vit_tower(v, flavour));
   m.structure_irrelevant_fields = {"initializer_factor", "logit_scale_init_value", "logit_bias_init_value"};
   return m;
@@ -249,7 +250,7 @@ ArchModel safety_checker(const ModelConfig& cfg, ConfigReader& r) {
   m.attention_summary = describe_attention(d) + ", bidirectional (vision tower; there is no text tower)";
   m.position_summary = "learned absolute positions, " + std::to_string(v.positions) + " image positions";
   m.norm_summary = "LayerNorm before each sublayer (pre-LN)";
-  m.activation_summary = describe_activation(vision, false);
+  m.activation_summary = describe_activation(vision, false, "quick_gelu");
   m.layer_summary = describe_vit_tower(v, VitFlavour::Clip) + "; projection into " + std::to_string(projection) +
                     ", compared with 17 + 3 fixed concept embeddings";
   // The text side of its CLIPConfig (text_config, and the copies at the top) builds nothing.
@@ -278,7 +279,7 @@ Result<ArchModel> clip_spec(const ModelConfig& cfg) {
   add_linear(m, "visual_projection", projection, v.hidden, Role::Projector, -1, false);
   add_linear(m, "text_projection", projection, t.hidden, Role::Projector, -1, false);
   add(m, "logit_scale", {}, Role::Other);  // rank 0: nn.Parameter(torch.tensor(init))
-  describe(m, t, text, describe_vit_tower(v, VitFlavour::Clip) + "; projections into " + std::to_string(projection));
+  describe(m, t, text, "quick_gelu", describe_vit_tower(v, VitFlavour::Clip) + "; projections into " + std::to_string(projection));
   m.notes.push_back(describe_vit_tower(v, VitFlavour::Clip));
   m.structure_irrelevant_fields = {"initializer_factor", "logit_scale_init_value", "projection_dim",
                                    "text_config_dict", "vision_config_dict"};

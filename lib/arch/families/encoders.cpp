@@ -171,7 +171,7 @@ Result<ArchModel> bert_like(const ModelConfig& cfg, const char* family, BertFlav
   m.position_summary += ", sequences of at most " + std::to_string(longest) + " tokens (attention FLOPs capped there)";
   if (types > 0) m.position_summary += ", " + std::to_string(types) + " token type" + (types == 1 ? "" : "s");
   m.norm_summary = "LayerNorm after each sublayer (post-LN)";
-  m.activation_summary = describe_activation(r, false);
+  m.activation_summary = describe_activation(r, false, "gelu");
   m.layer_summary = std::to_string(layers) + " × (bidirectional attention + dense MLP), encoder";
   m.structure_irrelevant_fields = {"attention_probs_dropout_prob", "hidden_dropout_prob", "classifier_dropout",
                                    "gradient_checkpointing", "output_past", "directionality", "pooler_fc_size",
@@ -263,7 +263,7 @@ Result<ArchModel> modernbert_spec(const ModelConfig& cfg) {
   m.position_summary = "RoPE θ=" + format_number(global_theta) + " global / " + format_number(local_theta) + " local, max " +
                        std::to_string(positions) + " positions";
   m.norm_summary = std::string("LayerNorm before each sublayer (pre-LN)") + (norm_bias ? "" : ", no biases");
-  m.activation_summary = describe_activation(r, true);
+  m.activation_summary = describe_activation(r, true, "gelu");
   m.layer_summary = std::to_string(layers) + " × (bidirectional attention + GeGLU MLP), encoder";
   m.structure_irrelevant_fields = {"attention_dropout", "classifier_activation", "classifier_dropout", "classifier_pooling",
                                    "cls_token_id", "sep_token_id", "deterministic_flash_attn", "embedding_dropout",

@@ -83,7 +83,7 @@ Result<ArchModel> gpt_neox_spec(const ModelConfig& cfg) {
   m.position_summary = "RoPE θ=" + format_number(theta) + " on " + std::to_string(rotary_dims) + " of " +
                        std::to_string(d.head_dim) + " head dims (rotary_pct " + format_number(fraction) + ")";
   m.norm_summary = "LayerNorm with bias";
-  m.activation_summary = describe_activation(r, false) + " (dense_h_to_4h/dense_4h_to_h)";
+  m.activation_summary = describe_activation(r, false, "gelu") + " (dense_h_to_4h/dense_4h_to_h)";
   m.layer_summary = std::to_string(layers) + " × (" + (parallel ? "parallel residual: " : "") + "attention + dense MLP)";
   m.notes.push_back(
       "older GPT-NeoX files (Pythia) store attention.bias causal masks, a masked_bias scalar and rotary inv_freq per "

@@ -53,7 +53,7 @@ Result<ArchModel> gptj_spec(const ModelConfig& cfg) {
   m.position_summary = "RoPE on " + std::to_string(rotary_dim) + " of " + std::to_string(d.head_dim) +
                        " head dims, interleaved (GPT-J) pairs, " + std::to_string(positions) + " positions";
   m.norm_summary = "LayerNorm with bias, one per layer shared by the parallel attention and MLP";
-  m.activation_summary = describe_activation(r, false) + " (fc_in/fc_out)";
+  m.activation_summary = describe_activation(r, false, "gelu_new") + " (fc_in/fc_out)";
   m.layer_summary = std::to_string(layers) + " × parallel (attention + dense MLP); lm_head with bias";
   m.notes.push_back("older GPT-J files store attn.bias causal masks and attn.masked_bias per layer; they are counted as stored "
                     "tensors, not parameters of the network");

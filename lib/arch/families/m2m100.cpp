@@ -73,7 +73,7 @@ Result<ArchModel> m2m_100_spec(const ModelConfig& cfg) {
   m.position_summary = "sinusoidal positions (no tensors), max " +
                        std::to_string(r.get({"max_position_embeddings"}, 1024)) + " positions";
   m.norm_summary = "LayerNorm with bias (pre-norm), final LayerNorm on each stack";
-  m.activation_summary = describe_activation(r, false);
+  m.activation_summary = describe_activation(r, false, "relu");
   m.layer_summary = std::to_string(enc_layers) + " encoder + " + std::to_string(dec_layers) +
                     " decoder layers (self + cross attention + MLP)";
   m.notes.push_back("encoder-decoder: the KV cache counts the decoder's self-attention; cross-attention keys and "

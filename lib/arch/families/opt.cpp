@@ -68,7 +68,7 @@ Result<ArchModel> opt_spec(const ModelConfig& cfg) {
                        std::to_string(positions + 2) + " rows: ids offset by 2)";
   m.norm_summary = std::string(affine ? "LayerNorm with bias" : "LayerNorm without weights") +
                    (pre_norm ? ", pre-norm" : ", post-norm") + (final_norm ? ", final LayerNorm" : ", no final LayerNorm");
-  m.activation_summary = describe_activation(r, false) + " (fc1/fc2)";
+  m.activation_summary = describe_activation(r, false, "relu") + " (fc1/fc2)";
   m.layer_summary = std::to_string(layers) + " × (attention + dense MLP)";
   if (embed_dim != d.hidden)
     m.layer_summary += "; embeddings and head at width " + std::to_string(embed_dim) + " (project_in / project_out)";

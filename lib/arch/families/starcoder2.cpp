@@ -36,7 +36,7 @@ Result<ArchModel> starcoder2_spec(const ModelConfig& cfg) {
   m.attention_summary = describe_attention(d) + (bias ? ", output bias" : "");
   m.position_summary = describe_rope(r);
   m.norm_summary = "LayerNorm with bias";
-  m.activation_summary = describe_activation(r, false) + " (c_fc/c_proj)";
+  m.activation_summary = describe_activation(r, false, "gelu_pytorch_tanh") + " (c_fc/c_proj)";
   size_t sliding = 0;
   for (const auto& a : m.attention) sliding += a.kind == AttentionKind::Sliding;
   m.layer_summary = std::to_string(layers) + " × (attention + dense MLP)" +

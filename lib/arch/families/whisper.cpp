@@ -99,7 +99,7 @@ Result<ArchModel> whisper_spec(const ModelConfig& cfg) {
                        "-row table; decoder: learned, " + std::to_string(tgt_positions) + " positions" +
                        (scale ? ", token embeddings scaled by sqrt(d_model)" : "");
   m.norm_summary = "LayerNorm with bias (pre-norm), final LayerNorm on each stack";
-  m.activation_summary = describe_activation(r, false) + " (fc1/fc2)";
+  m.activation_summary = describe_activation(r, false, "gelu") + " (fc1/fc2)";
   m.layer_summary = "audio encoder: conv stem (" + std::to_string(mels) + " mel bins, stride 2) + " +
                     std::to_string(enc_layers) + " layers; text decoder: " + std::to_string(dec_layers) +
                     " layers (self + cross attention + MLP)";

@@ -172,7 +172,7 @@ Result<ArchModel> zamba2_spec(const ModelConfig& cfg) {
                         ") + Mamba2 in all " + std::to_string(layers) + " layers (" + ssm::describe_mamba2(d) + ")";
   m.position_summary = r.flag({"use_mem_rope"}, false) ? describe_rope(r) + " (shared attention only)" : "none (use_mem_rope off)";
   m.norm_summary = "RMSNorm; gated RMSNorm in Mamba2";
-  m.activation_summary = describe_activation(r, true);
+  m.activation_summary = describe_activation(r, true, "gelu");  // Zamba2Config: hidden_act "gelu"
   m.layer_summary = std::to_string(layers) + " × Mamba2; " + std::to_string(uses) + " of them first run a shared transformer block" +
                     " (rank-" + std::to_string(rank) + " adapters per use" + (attn_adapters ? " on q/k/v and gate_up" : " on gate_up") +
                     ") and a per-layer linear";
