@@ -2,6 +2,7 @@
 // is a list of section functions, in output order.
 #include <algorithm>
 #include <cstdio>
+#include <string_view>
 
 #include "report/diff.hpp"
 #include "report/format.hpp"
@@ -32,9 +33,12 @@ std::string signed_count(uint64_t a, uint64_t b) {
 }
 
 std::string ratio(uint64_t a, uint64_t b) {
-  if (a == 0) return "";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, " (×%.3g)", static_cast<double>(b) / static_cast<double>(a));
+  if (a == 0 || a == b) return "";
+  double r = static_cast<double>(b) / static_cast<double>(a);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, " (×%.3g)", r);
+  // A change too small to show as a ratio ("×1") is given as a percentage instead.
+  if (std::string_view(buf) == " (×1)") std::snprintf(buf, sizeof buf, " (%+.2g%%)", (r - 1.0) * 100.0);
   return buf;
 }
 
