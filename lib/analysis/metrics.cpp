@@ -12,9 +12,11 @@ namespace {
 
 bool is_input_embedding(Role r) { return r == Role::Embedding || r == Role::PerLayerEmbedding; }
 // Encoders and the projectors that map their output into the text width run once per image or
-// audio clip, not once per generated token; selection-only biases do no multiply-adds.
-bool off_token_path(Role r) {
-  return r == Role::RoutingBias || r == Role::Buffer || r == Role::Vision || r == Role::Audio || r == Role::Projector;
+// audio clip, not once per generated token; selection-only biases do no multiply-adds. A model that
+// is a vision tower alone counts its image patches as its tokens.
+bool off_token_path(Role r, const ArchModel* spec) {
+  if (r == Role::Vision) return !(spec && spec->tokens_are_image_patches);
+  return r == Role::RoutingBias || r == Role::Buffer || r == Role::Audio || r == Role::Projector;
 }
 
 // Without a spec, the only roles we dare guess are the embedding and the head.
@@ -84,7 +86,7 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
     }
     if (is_input_embedding(role)) p.embedding += t.params;
     if (role == Role::LmHead) p.lm_head += t.params;
-    if (off_token_path(role)) continue;
+    if (off_token_path(role, spec)) continue;
     uint32_t num = x ? x->active_num : 1, den = x ? x->active_den : 1;
     active.add(t.params, num, den);
     if (x && x->runs_per_token > 1) p.repeated_runs += t.params * (x->runs_per_token - 1u);
@@ -117,7 +119,7 @@ ParamBreakdown compute_params(const ArchModel* spec, const StorageView& storage,
         break;
       }
   if (by_role.count("buffer") && by_role["buffer"] > 0)
-    p.active_notes.push_back("stored buffers (causal-mask tables, rotary frequencies) count in the total, as the Hub counts "
+    p.active_notes.push_back("stored buffers (position ids, causal-mask tables, rotary frequencies) count in the total, as the Hub counts "
                              "them, but not as active: they are not weights");
   if (p.repeated_runs > 0)
     p.active_notes.push_back("a block shared across depths counts once here; FLOPs per token count each of its runs (" +
@@ -146,7 +148,7 @@ ParamBreakdown formula_params(const ArchModel& spec, const std::vector<size_t>& 
     }
     if (is_input_embedding(t.role)) p.embedding += t.params();
     if (t.role == Role::LmHead) p.lm_head += t.params();
-    if (off_token_path(t.role)) continue;
+    if (off_token_path(t.role, &spec)) continue;
     active.add(t.params(), t.active_num, t.active_den);
     if (t.runs_per_token > 1) p.repeated_runs += t.params() * (t.runs_per_token - 1u);
   }

@@ -402,6 +402,12 @@ std::string describe_rope(const ConfigReader& r) {
   return out;
 }
 
+bool architecture_has(const ConfigReader& r, std::string_view suffix) {
+  for (const auto& a : r.config().architectures())
+    if (a.ends_with(suffix)) return true;
+  return false;
+}
+
 std::string describe_activation(const ConfigReader& r, bool gated, std::string_view fallback) {
   const Json* named = r.field({"hidden_act", "hidden_activation", "activation_function"});
   std::string act = named && named->is_string() ? named->as_string() : std::string(fallback);

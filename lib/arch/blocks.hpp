@@ -139,6 +139,9 @@ AttentionLayer attention_layer(const AttentionDims& d, AttentionKind kind = Atte
 
 std::string describe_attention(const AttentionDims& d);
 std::string describe_rope(const ConfigReader& r);
+// Whether a class named in config.json's architectures ends with `suffix` ("ForMaskedLM",
+// "CLIPVisionModelWithProjection").
+bool architecture_has(const ConfigReader& r, std::string_view suffix);
 // `fallback` is the family's config-class default, for configs that leave the activation out.
 std::string describe_activation(const ConfigReader& r, bool gated, std::string_view fallback = "silu");
 

@@ -118,6 +118,10 @@ struct ArchModel {
   // Bidirectional encoder (BERT family): every pass attends over the whole sequence and nothing is
   // cached between passes, so there is no KV cache to report.
   bool encoder_only = false;
+  // A vision tower that is the whole model (CLIPVisionModel, SiglipVisionModel, the safety
+  // checker): its image patches are the tokens of the per-token figures, and its Role::Vision
+  // weights are on that path.
+  bool tokens_are_image_patches = false;
   uint64_t vocab_size = 0;
   uint64_t hidden_size = 0;
   // One-line description pieces.

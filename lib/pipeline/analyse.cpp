@@ -137,6 +137,8 @@ Status describe_architecture(const ModelConfig* cfg, const DeclaredQuantization&
   if (built) {
     r.spec = std::move(built->value());
     r.family = r.spec->family;
+    // The safety checker's CLIPConfig carries a text_config its model never builds.
+    if (r.spec->tokens_are_image_patches) r.text_model_type = r.model_type;
     if (!borrowed_from.empty())
       r.notes.push_back((r.model_type.empty() ? std::string("config.json names no model_type") : "no spec for model_type '" + r.model_type + "'") +
                         ": read with the " + r.family + " spec, which its architectures class " + borrowed_from +
@@ -225,6 +227,8 @@ uint64_t longest_encoder_input(const ArchModel* spec) {
 // kDefaultContext. Either way the declared maximum is kept, and a --ctx past it is said. MPT and
 // DBRX call it max_seq_len (MPT's ALiBi refuses a longer sequence unless the config is raised).
 uint64_t resolve_context(const ModelConfig* cfg, const ReportOptions& options, Report& r) {
+  // An image model's tokens are its patches, which no max_position_embeddings of a text side bounds.
+  if (r.spec && r.spec->tokens_are_image_patches) return options.context.value_or(longest_encoder_input(&*r.spec));
   if (cfg)
     if (auto max = cfg->integer({"max_position_embeddings", "n_positions", "max_sequence_length", "seq_length", "max_seq_len"}); max && *max > 0)
       r.max_context = static_cast<uint64_t>(*max);

@@ -159,3 +159,39 @@ TEST_CASE("a minimal SigLIP config: class defaults fill what text_config leaves 
   CHECK(r.unknown_fields.empty());
   CHECK(r.flops.context == 64);
 }
+
+TEST_CASE("a vision tower alone counts its image patches as its tokens") {
+  // h94/IP-Adapter's image encoder (CLIPVisionModelWithProjection, ViT-H/14 at 224 px): hidden
+  // 1280, MLP 5120, 32 layers of 16 heads, 14 px patches -> 16² + 1 class token = 257 tokens.
+  // By hand: a layer is q/k/v/out 4 x (1280² + 1280) + fc1 5120 x 1280 + 5120 + fc2 1280 x 5120
+  // + 1280 + two LayerNorms 5,120 = 19,677,440; x 32 = 629,678,080; the patch conv
+  // 1280 x 3 x 14² = 752,640 and pre/post LayerNorms 5,120 run per patch too, the class and
+  // position tables (1,280 + 257 x 1280) are added, not multiplied; the projection runs once per
+  // image. Fixed FLOPs per patch: 2 x (629,678,080 + 752,640 + 5,120) = 1,260,871,680.
+  // Attention over 257 patches: 32 layers x 2 x 16 heads x (80 + 80) x 257 = 42,106,880.
+  hfi::Report r = hfi::testing::inspect_fixture("InvokeAI/ip_adapter_sd_image_encoder").report;
+  REQUIRE(r.spec.has_value());
+  CHECK(r.spec->tokens_are_image_patches);
+  CHECK(r.flops.context == 257);
+  CHECK(r.flops.fixed == 1'260'871'680ull);
+  CHECK(r.flops.attention == 42'106'880ull);
+  CHECK(r.kv.bytes_per_token == 0);
+}
+
+TEST_CASE("siglip_vision_model: SigLIP so400m/14 at 384 px, with and without its pooling head") {
+  // SiglipVisionModel of google/siglip-so400m-patch14-384 has 428,225,600 parameters (published in
+  // several public training logs). Without the attention-pooling head (vision_use_head false, as
+  // VLMs store it): 428,225,600 - (probe 1152 + in_proj 3 x 1152² + 3 x 1152 + out_proj 1152² + 1152
+  // + LayerNorm 2 x 1152 + MLP 2 x 1152 x 4304 + 4304 + 1152) = 412,987,248.
+  auto config = [](const char* head) {
+    return std::string(R"({"model_type": "siglip_vision_model", "architectures": ["SiglipVisionModel"],
+      "hidden_size": 1152, "intermediate_size": 4304, "num_hidden_layers": 27, "num_attention_heads": 16,
+      "patch_size": 14, "image_size": 384)") + head + "}";
+  };
+  hfi::ArchModel with_head = build(config(""));
+  hfi::ArchModel without = build(config(R"(, "vision_use_head": false)"));
+  CHECK(hfi::formula_params(with_head).total == 428'225'600ull);
+  CHECK(hfi::formula_params(without).total == 412'987'248ull);
+  CHECK(with_head.tokens_are_image_patches);
+  CHECK(with_head.attention.size() == 27);
+}

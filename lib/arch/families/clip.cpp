@@ -217,6 +217,40 @@ std::string describe_vit_tower(const VitTower& t, VitFlavour flavour) {
 
 namespace {
 
+// A vision tower that is the whole model: its patches are the tokens the per-token figures count
+// (each layer attends over all of them), its position and class tables are embeddings (added, not
+// multiplied), and SigLIP's pooling head runs its one learned query once per image, so only the
+// key and value thirds of its in_proj run per patch.
+void as_image_model(ArchModel& m, const VitTower& v, VitFlavour flavour, const ConfigReader& vision, const std::string& what) {
+  if (v.hidden % v.heads != 0) throw SpecError("config.json: the vision hidden_size is not a multiple of num_attention_heads");
+  m.encoder_only = true;
+  m.tokens_are_image_patches = true;
+  m.hidden_size = v.hidden;
+  for (uint64_t i = 0; i < v.layers; ++i) m.attention.push_back(encoder_layer(v.heads, v.hidden / v.heads, v.positions));
+  for (auto& t : m.tensors) {
+    if (t.name.ends_with("embeddings.position_embedding.weight") || t.name.ends_with("embeddings.class_embedding"))
+      t.role = Role::Embedding;
+    if (t.name.find(".head.") == std::string::npos) continue;
+    bool keys_and_values = t.name.ends_with("in_proj_weight") || t.name.ends_with("in_proj_bias");
+    t.active_num = keys_and_values ? 2 : 0;
+    t.active_den = keys_and_values ? 3 : 1;
+  }
+  AttentionDims d;
+  d.hidden = v.hidden;
+  d.heads = d.kv_heads = v.heads;
+  d.head_dim = v.hidden / v.heads;
+  d.qkv_bias = d.o_bias = true;
+  m.attention_summary = describe_attention(d) + ", bidirectional (vision tower; there is no text tower)";
+  m.position_summary = "learned absolute positions, " + std::to_string(v.positions) + " image positions";
+  m.norm_summary = "LayerNorm before each sublayer (pre-LN)";
+  m.activation_summary = describe_activation(vision, false, flavour == VitFlavour::Clip ? "quick_gelu" : "gelu_pytorch_tanh");
+  m.layer_summary = describe_vit_tower(v, flavour) + what;
+  std::string image = flavour == VitFlavour::Siglip2 ? "an image of up to " + std::to_string(v.positions) + " patches"
+                                                      : "one " + std::to_string(v.image) + " px image";
+  m.notes.push_back("a token here is an image patch: " + image + " is " + std::to_string(v.positions) +
+                    " tokens, every one through every layer" + (v.head ? "; the pooling head's query, output and MLP run once per image" : ""));
+}
+
 uint64_t clip_projection_dim(const ModelConfig& cfg) {
   // projection_dim is CLIPConfig's own (the towers' copies are ignored by CLIPModel).
   const Json* pd = cfg.root().find("projection_dim");
@@ -241,18 +275,10 @@ ArchModel safety_checker(const ModelConfig& cfg, ConfigReader& r) {
   add(m, "special_care_embeds", {3, projection}, Role::Other);
   add(m, "concept_embeds_weights", {17}, Role::Other);
   add(m, "special_care_embeds_weights", {3}, Role::Other);
-  m.encoder_only = true;  // one pass per image, nothing cached
-  AttentionDims d;
-  d.hidden = v.hidden;
-  d.heads = d.kv_heads = v.heads;
-  d.head_dim = v.hidden / v.heads;
-  d.qkv_bias = d.o_bias = true;
-  m.attention_summary = describe_attention(d) + ", bidirectional (vision tower; there is no text tower)";
-  m.position_summary = "learned absolute positions, " + std::to_string(v.positions) + " image positions";
-  m.norm_summary = "LayerNorm before each sublayer (pre-LN)";
-  m.activation_summary = describe_activation(vision, false, "quick_gelu");
-  m.layer_summary = describe_vit_tower(v, VitFlavour::Clip) + "; projection into " + std::to_string(projection) +
-                    ", compared with 17 + 3 fixed concept embeddings";
+  // Compared with the pooled image embedding, once per image.
+  for (size_t i = m.tensors.size() - 4; i < m.tensors.size(); ++i) m.tensors[i].active_num = 0;
+  as_image_model(m, v, VitFlavour::Clip, vision,
+                 "; projection into " + std::to_string(projection) + ", compared with 17 + 3 fixed concept embeddings");
   // The text side of its CLIPConfig (text_config, and the copies at the top) builds nothing.
   m.structure_irrelevant_fields = {"initializer_factor", "logit_scale_init_value", "projection_dim", "text_config",
                                    "text_config_dict", "vision_config_dict", "hidden_size", "intermediate_size",
@@ -283,6 +309,55 @@ Result<ArchModel> clip_spec(const ModelConfig& cfg) {
   m.notes.push_back(describe_vit_tower(v, VitFlavour::Clip));
   m.structure_irrelevant_fields = {"initializer_factor", "logit_scale_init_value", "projection_dim",
                                    "text_config_dict", "vision_config_dict"};
+  return m;
+}
+
+namespace {
+
+// The bias-free `name` [projection_dim, hidden] a *WithProjection class `cls` adds; its summary
+// ("; projection into N"), or "" for the plain class.
+std::string add_tower_projection(ArchModel& m, const ConfigReader& r, const char* cls, const char* name, uint64_t hidden) {
+  if (!architecture_has(r, cls)) return "";
+  uint64_t projection = r.get({"projection_dim"}, 512);
+  add_linear(m, name, projection, hidden, Role::Projector, -1, false);
+  return "; projection into " + std::to_string(projection);
+}
+
+}  // namespace
+
+// The towers alone, as pipelines and adapters load them (a diffusers text_encoder or
+// image_encoder, an IP-Adapter's image encoder): the config is the tower's own, at the root, and
+// the names keep their "text_model." / "vision_model." prefix. The WithProjection classes add the
+// bias-free projection into projection_dim.
+Result<ArchModel> clip_text_model_spec(const ModelConfig& cfg) {
+  ConfigReader r(cfg);
+  TextTower t = read_text(r, kClipText);
+  ArchModel m;
+  m.family = "clip";
+  add_text_tower(m, t, true);
+  describe(m, t, r, "quick_gelu", "a text tower alone" + add_tower_projection(m, r, "CLIPTextModelWithProjection", "text_projection", t.hidden));
+  m.structure_irrelevant_fields = {"initializer_factor"};
+  return m;
+}
+
+Result<ArchModel> clip_vision_model_spec(const ModelConfig& cfg) {
+  ConfigReader r(cfg);
+  VitTower v = read_vit_tower(r, VitFlavour::Clip, false);
+  ArchModel m;
+  m.family = "clip";
+  add_vit_tower(m, "vision_model.", v, VitFlavour::Clip, true);
+  as_image_model(m, v, VitFlavour::Clip, r, add_tower_projection(m, r, "CLIPVisionModelWithProjection", "visual_projection", v.hidden));
+  m.structure_irrelevant_fields = {"initializer_factor"};
+  return m;
+}
+
+Result<ArchModel> siglip_vision_model_spec(const ModelConfig& cfg) {
+  ConfigReader r(cfg);
+  VitTower v = read_vit_tower(r, VitFlavour::Siglip, true);
+  ArchModel m;
+  m.family = "siglip";
+  add_vit_tower(m, "vision_model.", v, VitFlavour::Siglip, false);
+  as_image_model(m, v, VitFlavour::Siglip, r, "");
   return m;
 }
 

@@ -26,12 +26,6 @@ namespace hfi::arch {
 
 namespace {
 
-bool architecture_has(const ConfigReader& r, std::string_view suffix) {
-  for (const auto& a : r.config().architectures())
-    if (a.size() >= suffix.size() && a.compare(a.size() - suffix.size(), suffix.size(), suffix) == 0) return true;
-  return false;
-}
-
 // Classifier heads name their label count through id2label (transformers defaults to 2).
 uint64_t num_labels(const ConfigReader& r) {
   if (const Json* labels = r.field({"id2label"}); labels && labels->is_object() && !labels->members().empty())

@@ -95,6 +95,10 @@ Result<ArchModel> whisper_spec(const ModelConfig& cfg);
 Result<ArchModel> clip_spec(const ModelConfig& cfg);
 Result<ArchModel> siglip_spec(const ModelConfig& cfg);
 Result<ArchModel> siglip2_spec(const ModelConfig& cfg);
+// The towers alone (a pipeline's text_encoder / image_encoder).
+Result<ArchModel> clip_text_model_spec(const ModelConfig& cfg);
+Result<ArchModel> clip_vision_model_spec(const ModelConfig& cfg);
+Result<ArchModel> siglip_vision_model_spec(const ModelConfig& cfg);
 Result<ArchModel> llava_spec(const ModelConfig& cfg);
 Result<ArchModel> llava_next_spec(const ModelConfig& cfg);
 Result<ArchModel> llava_onevision_spec(const ModelConfig& cfg);
