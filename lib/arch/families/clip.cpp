@@ -246,7 +246,7 @@ void as_image_model(ArchModel& m, const VitTower& v, VitFlavour flavour, const C
   m.activation_summary = describe_activation(vision, false, flavour == VitFlavour::Clip ? "quick_gelu" : "gelu_pytorch_tanh");
   m.layer_summary = describe_vit_tower(v, flavour) + what;
   std::string image = flavour == VitFlavour::Siglip2 ? "an image of up to " + std::to_string(v.positions) + " patches"
-                                                      : "one " + std::to_string(v.image) + " px image";
+                                                      : "one " + std::to_string(v.image) + "px image";
   m.notes.push_back("a token here is an image patch: " + image + " is " + std::to_string(v.positions) +
                     " tokens, every one through every layer" + (v.head ? "; the pooling head's query, output and MLP run once per image" : ""));
 }
