@@ -13,6 +13,7 @@ namespace {
 
 using text::bar;
 using text::bpw_text;
+using text::fit_column;
 using text::line;
 using text::pad_left;
 using text::pad_right;
@@ -199,6 +200,20 @@ void quantization_section(std::string& out, const Style& st, const Report& r) {
   quant_detail_lines(out, st, q);
 }
 
+// One row of a name and its right-aligned figures within the report's width: a name too long for
+// its column gets a line of its own, the figures go under it, so neither is cut.
+void name_and_figures(std::string& out, const Style& st, const std::string& name, const std::string& figures) {
+  const size_t indent = 4, figure_width = figures.size();
+  const size_t name_width = st.width > indent + figure_width + 16 ? st.width - indent - figure_width : 16;
+  size_t name_cps = 0;
+  for (unsigned char c : name) name_cps += (c & 0xC0) != 0x80;
+  if (name_cps < name_width) {
+    out += std::string(indent, ' ') + pad_right(name, name_width) + figures + "\n";
+    return;
+  }
+  out += std::string(indent, ' ') + name + "\n" + std::string(indent + name_width, ' ') + figures + "\n";
+}
+
 void unexplained_lines(std::string& out, const Style& st, const Reconciliation& rc) {
   if (rc.source == ReconcileSource::Index) {  // names only: no sizes to show
     for (const auto& g : rc.unexplained) line(out, st, "", st.warn("unexplained ") + g.pattern + " ×" + with_commas(g.tensors));
@@ -207,7 +222,7 @@ void unexplained_lines(std::string& out, const Style& st, const Reconciliation& 
   if (rc.unexplained_structures.empty()) return;
   line(out, st, "", "unexplained structures:");
   for (const auto& g : rc.unexplained_structures)
-    out += "    " + pad_right(g.pattern, 52) + pad_left(with_commas(g.tensors), 7) + " tensors " + pad_left(with_commas(g.params), 15) + " params\n";
+    name_and_figures(out, st, g.pattern, pad_left(with_commas(g.tensors), 7) + " tensors " + pad_left(with_commas(g.params), 15) + " params");
   line(out, st, "", "unexplained patterns:");
   size_t shown = 0;
   for (const auto& g : rc.unexplained) {
@@ -215,7 +230,7 @@ void unexplained_lines(std::string& out, const Style& st, const Reconciliation& 
       out += "    … " + std::to_string(rc.unexplained.size() - 25) + " more patterns (see --json)\n";
       break;
     }
-    out += "    " + pad_right(g.pattern, 64) + " ×" + pad_left(with_commas(g.tensors), 6) + pad_left(with_commas(g.params), 15) + "\n";
+    name_and_figures(out, st, g.pattern, " ×" + pad_left(with_commas(g.tensors), 6) + pad_left(with_commas(g.params), 15));
   }
 }
 
@@ -306,7 +321,7 @@ void pipeline_section(std::string& out, const Style& st, const Report& r) {
   out += st.dim("  " + pad_right("component", name_width) + pad_right("class", class_width) + pad_left("params", 15) + pad_left("weights", 11) +
                 "  dtype") + "\n";
   for (const auto& c : p.components) {
-    std::string row = "  " + pad_right(c.ref.name, name_width) + pad_right(c.ref.class_name.empty() ? "(none)" : c.ref.class_name, class_width);
+    std::string row = "  " + pad_right(c.ref.name, name_width) + fit_column(c.ref.class_name.empty() ? "(none)" : c.ref.class_name, class_width);
     if (c.report && c.report->params_source != ParamsSource::None) {
       std::string dtypes;
       for (const auto& [name, n] : c.report->params.by_dtype) dtypes += (dtypes.empty() ? "" : ", ") + name;

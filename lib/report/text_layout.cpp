@@ -16,6 +16,17 @@ std::string pad_right(std::string s, size_t width) {
   return s;
 }
 
+std::string fit_column(const std::string& s, size_t width) {
+  size_t cps = 0, cut = s.size();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) continue;
+    if (width >= 2 && cps == width - 2) cut = i;
+    ++cps;
+  }
+  if (cps < width || width < 2) return pad_right(s, width);
+  return s.substr(0, cut) + "… ";
+}
+
 std::string pad_left(const std::string& s, size_t width) {
   return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
 }

@@ -11,6 +11,9 @@ namespace hfi::text {
 
 std::string pad_right(std::string s, size_t width);  // width in code points
 std::string pad_left(const std::string& s, size_t width);
+// `s` padded to `width` code points, or cut to width - 2 and ended with "…" and a space when longer,
+// so the next column keeps its place.
+std::string fit_column(const std::string& s, size_t width);
 std::string bar(uint64_t part, uint64_t whole, int width);  // eighth-block glyphs, padded to `width`
 std::string percent(uint64_t part, uint64_t whole);         // " 12.5%"
 std::string bpw_text(double bpw);                           // "4.250"
