@@ -7,6 +7,7 @@
 #include "report/diff.hpp"
 #include "report/format.hpp"
 #include "report/json_builder.hpp"
+#include "report/text_layout.hpp"
 
 namespace hfi {
 namespace {
@@ -63,7 +64,7 @@ using DiffTextSection = void (*)(std::string&, const Style&, const ReportDiff&);
 
 void text_header(std::string& out, const Style& st, const ReportDiff& d) {
   out += st.bold("hfinspect diff") + "\n  A  " + d.a_name + st.dim("  " + d.a_type) + "\n  B  " + d.b_name + st.dim("  " + d.b_type) + "\n";
-  if (d.nearest_reason) out += st.dim("  B is A's nearest bundled reference: " + *d.nearest_reason) + "\n";
+  if (d.nearest_reason) out += "  " + st.dim(text::wrap("B is A's nearest bundled reference: " + *d.nearest_reason, 2, st.width)) + "\n";
 }
 
 bool figures_differ(const ReportDiff& d) {
@@ -79,7 +80,8 @@ void text_figures(std::string& out, const Style& st, const ReportDiff& d) {
   out += "\n" + st.bold("Figures") + (figures_differ(d) ? "" : st.dim("  (identical)")) + "\n";
   for (const auto& f : d.figures) {
     if (f.a == f.b) continue;
-    out += "  " + f.name + ": " + with_commas(f.a) + " → " + with_commas(f.b) + "  " + st.dim(signed_count(f.a, f.b) + ratio(f.a, f.b)) + "\n";
+    out += text::head_then_body("  " + f.name + ": " + with_commas(f.a) + " → " + with_commas(f.b),
+                                st.dim(" " + signed_count(f.a, f.b) + ratio(f.a, f.b)), 5, st.width);
   }
 }
 
@@ -92,7 +94,7 @@ void text_config(std::string& out, const Style& st, const ReportDiff& d) {
          st.dim("  (" + std::to_string(d.changed.size()) + " changed, " + std::to_string(d.added.size()) + " added, " +
                 std::to_string(d.removed.size()) + " removed)") +
          "\n";
-  for (const auto& f : d.changed) out += "  ~ " + f.key + ": " + value_text(f.a) + " → " + value_text(f.b) + "\n";
+  for (const auto& f : d.changed) out += text::head_then_body("  ~ " + f.key + ":", value_text(f.a) + " → " + value_text(f.b), 6, st.width);
   for (const auto& f : d.added) out += "  " + st.good("+ " + f.key) + " = " + value_text(f.b) + "\n";
   for (const auto& f : d.removed) out += "  " + st.warn("- " + f.key) + " = " + value_text(f.a) + "\n";
 }
@@ -102,10 +104,11 @@ void text_structure(std::string& out, const Style& st, const ReportDiff& d) {
          st.dim("  (from " + d.structure_source + "; " + (structure_differs(d) ? "" : "all ") + std::to_string(d.patterns_same) +
                 " patterns identical)") +
          "\n";
-  auto params = [&](const PatternChange& c) { return "  " + st.dim(delta_text(param_delta(c)) + " params") + "\n"; };
-  for (const auto& c : d.patterns_reshaped) out += "  ~ " + c.pattern + ": " + shapes_text(*c.a) + " → " + shapes_text(*c.b) + params(c);
-  for (const auto& c : d.patterns_added) out += "  " + st.good("+ " + c.pattern) + ": " + shapes_text(*c.b) + params(c);
-  for (const auto& c : d.patterns_removed) out += "  " + st.warn("- " + c.pattern) + ": " + shapes_text(*c.a) + params(c);
+  auto params = [&](const PatternChange& c) { return "  " + st.dim(delta_text(param_delta(c)) + " params"); };
+  auto row = [&](const std::string& head, const std::string& body) { out += text::head_then_body(head, body, 6, st.width); };
+  for (const auto& c : d.patterns_reshaped) row("  ~ " + c.pattern + ":", shapes_text(*c.a) + " → " + shapes_text(*c.b) + params(c));
+  for (const auto& c : d.patterns_added) row("  " + st.good("+ " + c.pattern) + ":", shapes_text(*c.b) + params(c));
+  for (const auto& c : d.patterns_removed) row("  " + st.warn("- " + c.pattern) + ":", shapes_text(*c.a) + params(c));
 }
 
 constexpr DiffTextSection kDiffTextSections[] = {text_header, text_figures, text_config, text_structure};

@@ -205,9 +205,7 @@ void quantization_section(std::string& out, const Style& st, const Report& r) {
 void name_and_figures(std::string& out, const Style& st, const std::string& name, const std::string& figures) {
   const size_t indent = 4, figure_width = figures.size();
   const size_t name_width = st.width > indent + figure_width + 16 ? st.width - indent - figure_width : 16;
-  size_t name_cps = 0;
-  for (unsigned char c : name) name_cps += (c & 0xC0) != 0x80;
-  if (name_cps < name_width) {
+  if (text::visible_width(name) < name_width) {
     out += std::string(indent, ' ') + pad_right(name, name_width) + figures + "\n";
     return;
   }

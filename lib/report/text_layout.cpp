@@ -27,6 +27,23 @@ std::string fit_column(const std::string& s, size_t width) {
   return s.substr(0, cut) + "… ";
 }
 
+size_t visible_width(std::string_view s) {
+  size_t cps = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\x1b') {  // CSI ... m
+      while (i < s.size() && s[i] != 'm') ++i;
+      continue;
+    }
+    cps += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+  }
+  return cps;
+}
+
+std::string head_then_body(const std::string& head, const std::string& body, size_t indent, size_t width) {
+  if (visible_width(head) + 1 + visible_width(body) <= width) return head + " " + body + "\n";
+  return head + "\n" + std::string(indent, ' ') + body + "\n";
+}
+
 std::string pad_left(const std::string& s, size_t width) {
   return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
 }
@@ -59,19 +76,6 @@ std::string bpw_text(double bpw) {
 namespace {
 
 constexpr size_t kLabelWidth = 14;
-
-// Columns `s` takes on a terminal: code points, without the colour sequences Style adds.
-size_t visible_width(std::string_view s) {
-  size_t width = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\033') {
-      while (i < s.size() && s[i] != 'm') ++i;
-      continue;
-    }
-    width += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
-  }
-  return width;
-}
 
 // `text` cut into pieces at `separator`, each piece keeping its separator at its end.
 std::vector<std::string> split_after(const std::string& text, std::string_view separator) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "report/format.hpp"
 
@@ -14,6 +15,11 @@ std::string pad_left(const std::string& s, size_t width);
 // `s` padded to `width` code points, or cut to width - 2 and ended with "…" and a space when longer,
 // so the next column keeps its place.
 std::string fit_column(const std::string& s, size_t width);
+// Columns `s` takes on a terminal: code points, less the colour escapes.
+size_t visible_width(std::string_view s);
+// "head body" on one line when it fits `width`, else body on its own line under head, indented
+// by `indent`: a long tensor pattern keeps its figures in view without being cut.
+std::string head_then_body(const std::string& head, const std::string& body, size_t indent, size_t width);
 std::string bar(uint64_t part, uint64_t whole, int width);  // eighth-block glyphs, padded to `width`
 std::string percent(uint64_t part, uint64_t whole);         // " 12.5%"
 std::string bpw_text(double bpw);                           // "4.250"
