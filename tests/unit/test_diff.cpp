@@ -18,7 +18,8 @@ std::string fixture(const std::string& repo) { return (hfi::testing::fixtures_di
 }  // namespace
 
 TEST_CASE("diff Qwen3-8B Qwen3-30B-A3B: sizes, the MoE fields, dense MLP swapped for experts") {
-  auto r = run_cli("diff " + fixture("Qwen/Qwen3-8B") + " " + fixture("Qwen/Qwen3-30B-A3B") + " --color never");
+  // Wide enough that no row wraps: this checks what a row says (tests/cli checks the 80-column layout).
+  auto r = run_cli("diff " + fixture("Qwen/Qwen3-8B") + " " + fixture("Qwen/Qwen3-30B-A3B") + " --color never", "COLUMNS=200");
   REQUIRE(r.code == 0);
   const std::string& out = r.out;
   CHECK_THAT(out, Catch::Contains("~ hidden_size: 4096 → 2048"));
@@ -74,7 +75,7 @@ TEST_CASE("diff A alone: a copy of a published config finds where it came from; 
   fs::remove_all(dir);
   fs::create_directories(dir);
   fs::copy_file(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B/config.json", dir / "config.json");
-  auto copy = run_cli("diff " + dir.string() + " --color never");
+  auto copy = run_cli("diff " + dir.string() + " --color never", "COLUMNS=200");  // one line per fact
   REQUIRE(copy.code == 0);
   CHECK_THAT(copy.out, Catch::Contains("B  meta-llama/Llama-3.1-8B"));
   CHECK_THAT(copy.out, Catch::Contains("the same config.json, field for field"));
