@@ -203,7 +203,7 @@ void quantization_section(std::string& out, const Style& st, const Report& r) {
 // One row of a name and its right-aligned figures within the report's width: a name too long for
 // its column gets a line of its own, the figures go under it, so neither is cut.
 void name_and_figures(std::string& out, const Style& st, const std::string& name, const std::string& figures) {
-  const size_t indent = 4, figure_width = figures.size();
+  const size_t indent = 4, figure_width = text::visible_width(figures);
   const size_t name_width = st.width > indent + figure_width + 16 ? st.width - indent - figure_width : 16;
   if (text::visible_width(name) < name_width) {
     out += std::string(indent, ' ') + pad_right(name, name_width) + figures + "\n";

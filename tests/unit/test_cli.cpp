@@ -30,6 +30,21 @@ fs::path hostile_repo(const std::string& name, const std::string& shard_bytes, c
   return dir;
 }
 
+// A model directory `name` under `base` holding the config.json of the fixture `repo` with the
+// first `from` replaced by `to`: one value changed, the rest as published.
+std::string edited_config(const fs::path& base, const std::string& name, const std::string& repo, const std::string& from,
+                          const std::string& to) {
+  fs::path dir = base / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string text = slurp(hfi::testing::fixtures_dir() / repo / "config.json");
+  auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  std::ofstream(dir / "config.json") << text;
+  return dir.string();
+}
+
 }  // namespace
 
 TEST_CASE("hostile files end with exit code 5 and name the file and the field") {
@@ -308,15 +323,7 @@ TEST_CASE("configs whose sizes cannot be real end with exit 5 naming the field, 
   fs::path base = fs::path(HFINSPECT_TEST_WORK_DIR) / "hostile-configs";
   // Llama-3.1-8B's own config with one value changed.
   auto with = [&](const std::string& name, const std::string& from, const std::string& to) {
-    fs::path dir = base / name;
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    std::string text = slurp(hfi::testing::fixtures_dir() / "meta-llama/Llama-3.1-8B/config.json");
-    auto at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    text.replace(at, from.size(), to);
-    std::ofstream(dir / "config.json") << text;
-    return dir.string();
+    return edited_config(base, name, "meta-llama/Llama-3.1-8B", from, to);
   };
   auto vocab = run(with("vocab", "\"vocab_size\": 128256", "\"vocab_size\": 4611686018427387904"));
   CHECK(vocab.code == 5);
@@ -360,6 +367,27 @@ TEST_CASE("configs whose sizes cannot be real end with exit 5 naming the field, 
   auto merged = run(vl.string());
   CHECK(merged.code == 5);
   CHECK_THAT(merged.err, Catch::Contains("spatial_merge_size") && Catch::Contains("does not fit 64 bits"));
+}
+
+TEST_CASE("a vision tower alone with sizes that cannot be real ends with exit 5 naming them") {
+  // IP-Adapter's image encoder config (clip_vision_model) with one value changed.
+  fs::path base = fs::path(HFINSPECT_TEST_WORK_DIR) / "hostile-towers";
+  auto with = [&](const std::string& name, const std::string& from, const std::string& to) {
+    return run(edited_config(base, name, "InvokeAI/ip_adapter_sd_image_encoder", from, to));
+  };
+  // (2^32 - 1)² patches: the position table alone passes 64 bits.
+  auto image = with("image", "\"image_size\": 224", "\"image_size\": 4294967295");
+  CHECK(image.code == 5);
+  CHECK_THAT(image.err, Catch::Contains("position_embedding") && Catch::Contains("overflow"));
+  auto no_heads = with("no-heads", "\"num_attention_heads\": 16", "\"num_attention_heads\": 0");
+  CHECK(no_heads.code == 5);
+  CHECK_THAT(no_heads.err, Catch::Contains("num_attention_heads"));
+  auto odd_heads = with("odd-heads", "\"num_attention_heads\": 16", "\"num_attention_heads\": 7");
+  CHECK(odd_heads.code == 5);
+  CHECK_THAT(odd_heads.err, Catch::Contains("not a multiple of num_attention_heads"));
+  auto patch = with("patch", "\"patch_size\": 14", "\"patch_size\": 448");
+  CHECK(patch.code == 5);
+  CHECK_THAT(patch.err, Catch::Contains("smaller than one patch_size"));
 }
 
 TEST_CASE("control characters from a config never reach the terminal raw") {

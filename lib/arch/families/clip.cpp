@@ -155,7 +155,8 @@ VitTower read_vit_tower(const ConfigReader& v, VitFlavour flavour, bool head_def
   t.channels = v.get({"num_channels"}, 3);
   t.patch = v.get({"patch_size"}, flavour == VitFlavour::Clip ? 32 : 16);
   if (t.hidden == 0 || t.inter == 0 || t.layers == 0 || t.heads == 0 || t.patch == 0 || t.channels == 0)
-    throw SpecError("config.json: vision_config has a zero size");
+    throw SpecError("config.json: a vision tower size (hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, "
+                    "patch_size or num_channels) is 0");
   if (flavour == VitFlavour::Siglip2) {
     t.positions = v.get({"num_patches"}, 256);
   } else {
